@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Release builds optimise across module boundaries, so generic reducers from `Bulkhead` are
+/// specialised into the features that use them (the role `@inlinable` plays in TCA).
+let crossModuleOptimization: [SwiftSetting] = [
+  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
+]
+
+let package = Package(
+  name: "Bulkhead",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Bulkhead", targets: ["Bulkhead"]),
+    .library(name: "BulkheadTesting", targets: ["BulkheadTesting"]),
+    .executable(name: "parent-host", targets: ["parent-host"]),
+    .executable(name: "child-worker", targets: ["child-worker"]),
+    .executable(name: "bulkhead-benchmark", targets: ["bulkhead-benchmark"]),
+  ],
+  targets: [
+    // Bytes and processes: sockets, framing, codec, launching workers. Knows no reducers.
+    .target(name: "Transport", path: "Sources/Transport", swiftSettings: crossModuleOptimization),
+    // Reducers: the in-process core and the distribution layer. The module is named
+    // `Bulkhead` because the toolchain already ships a module called `Runtime`.
+    .target(
+      name: "Bulkhead", dependencies: ["Transport"], path: "Sources/Runtime",
+      swiftSettings: crossModuleOptimization),
+    // `TestStore` and the test clock; links XCTest and Swift Testing, so only tests use it.
+    .target(name: "BulkheadTesting", dependencies: ["Bulkhead"]),
+    // The seed programs, shared by the executables, the tests and the benchmark.
+    .target(name: "Examples", dependencies: ["Bulkhead"], swiftSettings: crossModuleOptimization),
+    .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples"]),
+    .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples"]),
+    .executableTarget(
+      name: "bulkhead-benchmark", dependencies: ["Bulkhead", "Examples", "Transport"],
+      path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
+    .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
+    .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,118 @@
+/// A path from an enum to one of its cases: it embeds a payload in the enum, and extracts the
+/// payload back when a value has that case.
+///
+/// Macros are not available, so a case path is made from the case itself — its embed function
+/// for a case with a payload, or its value for a case without one:
+///
+/// ```swift
+/// let counter1 = CasePath(AppAction.counter1)      // CasePath<AppAction, Counter.Action>
+/// counter1.extract(from: .counter1(.incrementButtonTapped))  // .incrementButtonTapped
+/// let tapped = CasePath(case: Shouting.Action.didTapShoutButton)  // CasePath<…, Void>
+/// ```
+///
+/// Operators take the embed function directly (`Scope(state: \.counter1, action:
+/// Action.counter1)`), so a case path rarely needs to be spelled out.
+public struct CasePath<Root, Value>: Sendable {
+  private let embedding: @Sendable (Value) -> Root
+  private let extraction: @Sendable (Root) -> Value?
+
+  /// A case path to the case that `embed` builds; `embed` is normally the case itself.
+  ///
+  /// ```swift
+  /// CasePath(Action.counter1)
+  /// ```
+  public init(_ embed: @escaping @Sendable (Value) -> Root) {
+    let layout = EnumLayout.requiring(Root.self)
+    let valueType = ObjectIdentifier(Value.self)
+    embedding = embed
+    extraction = { root in
+      let tag = layout.tag(of: root)
+      // Only a case whose payload is exactly `Value` can be read as one; among those, the
+      // case is ours when re-embedding the payload lands on the same tag.
+      guard layout.cases[Int(tag)].payloadType == valueType else { return nil }
+      let value = layout.payload(of: root, tag: tag, as: Value.self)
+      return layout.tag(of: embed(value)) == tag ? value : nil
+    }
+  }
+
+  /// A case path built from its two directions, for paths that are not a single enum case.
+  ///
+  /// ```swift
+  /// CasePath(embed: { .some($0) }, extract: { $0 })
+  /// ```
+  public init(
+    embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?
+  ) {
+    embedding = embed
+    extraction = extract
+  }
+
+  /// Wraps `value` in the case.
+  public func embed(_ value: Value) -> Root { embedding(value) }
+
+  /// The payload of `root` if it has this path's case, otherwise nil.
+  public func extract(from root: Root) -> Value? { extraction(root) }
+
+  /// Replaces the payload of `root` in place when it has this path's case.
+  ///
+  /// Returns false, leaving `root` untouched, when `root` has another case.
+  @discardableResult
+  public func modify(_ root: inout Root, _ body: (inout Value) -> Void) -> Bool {
+    guard var value = extraction(root) else { return false }
+    body(&value)
+    root = embedding(value)
+    return true
+  }
+
+  /// A path one case deeper: from this path's payload into one of its own cases.
+  ///
+  /// ```swift
+  /// CasePath(Action.internal).appending(Action.InternalAction.child)
+  /// ```
+  public func appending<Leaf>(_ next: CasePath<Value, Leaf>) -> CasePath<Root, Leaf> {
+    CasePath<Root, Leaf>(
+      embed: { [embedding] leaf in embedding(next.embed(leaf)) },
+      extract: { [extraction] root in extraction(root).flatMap(next.extract(from:)) })
+  }
+
+  /// A path one case deeper, named by the inner case itself.
+  public func appending<Leaf>(
+    _ next: @escaping @Sendable (Leaf) -> Value
+  ) -> CasePath<Root, Leaf> {
+    appending(CasePath<Value, Leaf>(next))
+  }
+}
+
+extension CasePath where Value == Void, Root: Sendable {
+  /// A case path to a case without a payload, named by the case's value.
+  ///
+  /// ```swift
+  /// CasePath(case: Action.didTapShoutButton)
+  /// ```
+  public init(case root: Root) {
+    let layout = EnumLayout.requiring(Root.self)
+    let tag = layout.tag(of: root)
+    self.init(embed: { _ in root }, extract: { layout.tag(of: $0) == tag ? () : nil })
+  }
+}
+
+extension CasePath {
+  /// The case name that `root` has, as written in its enum (`"counter1"` for
+  /// `.counter1(.incrementButtonTapped)`).
+  public static func caseName(of root: Root) -> String? {
+    Mirror(reflecting: root).children.first?.label ?? "\(root)"
+  }
+}
+
+extension EnumLayout {
+  static func requiring<Root>(_ root: Root.Type) -> EnumLayout {
+    guard let layout = of(root) else {
+      preconditionFailure(
+        """
+        A case path needs an enum, but "\(Root.self)" is not one. Name a case of an enum, \
+        for example "Action.counter1".
+        """)
+    }
+    return layout
+  }
+}

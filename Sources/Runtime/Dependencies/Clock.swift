@@ -1,0 +1,18 @@
+/// The clock effects sleep on: the continuous clock live; in tests, a `TestClock` the test
+/// moves by hand.
+///
+/// ```swift
+/// @Dependency(\.continuousClock) var clock
+/// ...
+/// try await clock.sleep(for: .seconds(1))
+/// ```
+extension DependencyValues {
+  public var continuousClock: any Clock<Duration> {
+    get { self[ContinuousClockKey.self] }
+    set { self[ContinuousClockKey.self] = newValue }
+  }
+}
+
+private enum ContinuousClockKey: DependencyKey {
+  static let liveValue: any Clock<Duration> = ContinuousClock()
+}

@@ -1,0 +1,61 @@
+extension Effect {
+  /// Makes this effect cancellable with `id`; with `cancelInFlight`, first cancels any effect
+  /// already running with the same `id` in the same place of the feature tree.
+  ///
+  /// Identifiers are scoped like TCA's: `cancel(id:)` in a feature reaches the effects of that
+  /// feature and of its presented or collected children, never a sibling's or a parent's.
+  ///
+  /// ```swift
+  /// return .run { send in ... }.cancellable(id: CancelID.search, cancelInFlight: true)
+  /// ```
+  public func cancellable(
+    id: some Hashable & Sendable, cancelInFlight: Bool = false
+  ) -> Self {
+    if case .none = operation, !cancelInFlight { return self }
+    return Self(.cancellable(CancelKey(id: id), cancelInFlight: cancelInFlight, self))
+  }
+
+  /// Cancels the effects running with `id` in this feature and in its descendants.
+  ///
+  /// ```swift
+  /// case .stopButtonTapped:
+  ///   return .cancel(id: CancelID.timer)
+  /// ```
+  public static func cancel(id: some Hashable & Sendable) -> Self {
+    Self(.cancel(CancelKey(id: id)))
+  }
+
+  /// Cancels every effect of the child whose place in the tree is `path`.
+  static func cancel(childAt path: NavigationPath) -> Self {
+    Self(.cancel(CancelKey(path: path)))
+  }
+
+  /// Tags every effect of this child with its place in the tree, so removing the child can
+  /// cancel them all.
+  func cancellable(childAt path: NavigationPath) -> Self {
+    if case .none = operation { return self }
+    return Self(.cancellable(CancelKey(path: path), cancelInFlight: false, self))
+  }
+}
+
+/// Where a cancellable effect lives: an identifier within a place of the feature tree.
+struct CancelKey: Hashable, Sendable {
+  let id: AnyHashableSendable?
+  let path: NavigationPath
+
+  init(id: some Hashable & Sendable) {
+    self.id = AnyHashableSendable(id)
+    self.path = NavigationPath.current
+  }
+
+  init(path: NavigationPath) {
+    self.id = nil
+    self.path = path
+  }
+
+  /// True when cancelling `self` reaches an effect registered under `key`: same identifier,
+  /// and `key` lives here or below.
+  func covers(_ key: CancelKey) -> Bool {
+    id == key.id && key.path.hasPrefix(path)
+  }
+}

@@ -1,0 +1,22 @@
+/// A type-erased hashable value that is also `Sendable`.
+struct AnyHashableSendable: Hashable, @unchecked Sendable {
+  // Safe: values only get in as `Sendable` values, or as key paths and ids (see below), and
+  // are only ever hashed and compared.
+  let base: AnyHashable
+
+  init(_ base: some Hashable & Sendable) {
+    self.base = AnyHashable(base)
+  }
+
+  /// Wraps a key path. Key path objects are immutable once formed, so hashing and comparing
+  /// one from several threads is safe.
+  init(keyPath: AnyKeyPath) {
+    self.base = AnyHashable(keyPath)
+  }
+
+  /// Wraps the id of an identifiable child state. Ids are values (integers, UUIDs, strings)
+  /// that are only hashed and compared.
+  init(id: some Hashable) {
+    self.base = AnyHashable(id)
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A place in the source code, as `#fileID` and `#line` give it.
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+  public let fileID: String
+  public let line: UInt
+
+  public init(fileID: StaticString, line: UInt) {
+    self.fileID = "\(fileID)"
+    self.line = line
+  }
+
+  public var description: String { "\"\(fileID):\(line)\"" }
+}
+
+/// A misuse of the library noticed at run time, such as an action sent to a child that is not
+/// there. In tests these become failures; elsewhere they are printed to standard error.
+public struct RuntimeWarning: Sendable, Equatable, CustomStringConvertible {
+  /// What happened and how to fix it.
+  public let message: String
+  /// The operator or effect that noticed it.
+  public let location: SourceLocation
+
+  public var description: String { message }
+
+  /// Who hears runtime warnings in the current task: standard error, unless a test or a host
+  /// installed its own with `withRuntimeWarningHandler(_:operation:)`.
+  @TaskLocal static var handler: @Sendable (RuntimeWarning) -> Void = { warning in
+    FileHandle.standardError.write(Data("[Bulkhead] warning: \(warning.message)\n".utf8))
+  }
+
+  static func report(_ message: String, at location: SourceLocation) {
+    handler(RuntimeWarning(message: message, location: location))
+  }
+}
+
+/// Runs `operation` with `handler` receiving the runtime warnings that it and the effects it
+/// starts report.
+///
+/// ```swift
+/// let warnings = WarningLog()
+/// withRuntimeWarningHandler({ warnings.append($0) }) { store.send(.detail(.closeButtonTapped)) }
+/// ```
+public func withRuntimeWarningHandler<Result>(
+  _ handler: @escaping @Sendable (RuntimeWarning) -> Void,
+  operation: () throws -> Result
+) rethrows -> Result {
+  try RuntimeWarning.$handler.withValue(handler, operation: operation)
+}
+
+/// Runs asynchronous `operation` with `handler` receiving its runtime warnings.
+public func withRuntimeWarningHandler<Result>(
+  _ handler: @escaping @Sendable (RuntimeWarning) -> Void,
+  isolation: isolated (any Actor)? = #isolation,
+  operation: () async throws -> Result
+) async rethrows -> Result {
+  try await RuntimeWarning.$handler.withValue(handler, operation: operation)
+}

@@ -1,0 +1,100 @@
+extension Reducer {
+  /// Runs `element` on each element of the identified array at `toElementsState`, for the
+  /// actions of case `toElementAction` that name the element's id.
+  ///
+  /// The element runs first, then this reducer. When an element leaves the array its effects
+  /// are cancelled in the same pass. An action for an element that is not there is reported
+  /// as a runtime warning.
+  ///
+  /// ```swift
+  /// Reduce { state, action in ... }
+  ///   .forEach(\.rows, action: Action.rows) { Row() }
+  /// ```
+  public func forEach<ID: Hashable & Sendable, Element: Reducer>(
+    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, Element.State>>,
+    action toElementAction: @escaping @Sendable (IdentifiedAction<ID, Element.Action>) -> Action,
+    @ReducerBuilder<Element.State, Element.Action> element: () -> Element,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) -> _ForEachReducer<Self, ID, Element> {
+    _ForEachReducer(
+      parent: self, element: element(), toElementsState: toElementsState,
+      toElementAction: CasePath(toElementAction),
+      location: SourceLocation(fileID: fileID, line: line))
+  }
+}
+
+/// The reducer that `forEach` returns.
+public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element: Reducer>: Reducer {
+  let parent: Parent
+  let element: Element
+  let toElementsState: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
+  let toElementAction: CasePath<Parent.Action, IdentifiedAction<ID, Element.Action>>
+  let location: SourceLocation
+
+  public func reduce(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    let elementEffects = reduceElement(into: &state, action: action)
+    let idsBefore = state[keyPath: toElementsState].ids
+    let parentEffects = parent.reduce(into: &state, action: action)
+    let elements = state[keyPath: toElementsState]
+    let removed = idsBefore.filter { elements[id: $0] == nil }
+    guard !removed.isEmpty else { return elementEffects.merge(with: parentEffects) }
+    return .merge(
+      [elementEffects, parentEffects] + removed.map { .cancel(childAt: path(forElement: $0)) })
+  }
+
+  private func path(forElement id: ID) -> NavigationPath {
+    NavigationPath.current.appending(
+      ElementIdentity(holder: AnyHashableSendable(keyPath: toElementsState), id: id))
+  }
+
+  private func reduceElement(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    guard case let .element(id, elementAction)? = toElementAction.extract(from: action) else {
+      return .none
+    }
+    let path = path(forElement: id)
+    var effects = Effect<Element.Action>.none
+    let found = NavigationPath.$current.withValue(path) {
+      state[keyPath: toElementsState].modify(id: id) {
+        effects = element.reduce(into: &$0, action: elementAction)
+      }
+    }
+    guard found else {
+      RuntimeWarning.report(
+        """
+        A "forEach" at \(location) received an action for a missing element. …
+
+          Action:
+            \(action)
+
+        This is generally considered an application logic error, and can happen for a few \
+        reasons:
+
+        • A parent reducer removed an element with this ID before this reducer ran. This \
+        reducer must run before any other reducer removes an element, which ensures that \
+        element reducers can handle their actions while their state is still available.
+
+        • An in-flight effect emitted this action when state contained no element at this ID. \
+        While it may be perfectly reasonable to ignore this action, consider canceling the \
+        associated effect before an element is removed, especially if it is a long-living \
+        effect.
+
+        • This action was sent to the store while its state contained no element at this ID. \
+        To fix this make sure that actions for this reducer can only be sent from a view store \
+        when its state contains an element at this id.
+        """, at: location)
+      return .none
+    }
+    return effects.map { [toElementAction] in toElementAction.embed(.element(id: id, action: $0)) }
+      .cancellable(childAt: path)
+  }
+}
+
+/// The identity of one element of one `forEach`, for cancellation.
+private struct ElementIdentity<ID: Hashable & Sendable>: Hashable, Sendable {
+  let holder: AnyHashableSendable
+  let id: ID
+}

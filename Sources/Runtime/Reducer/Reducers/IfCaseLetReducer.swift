@@ -1,0 +1,92 @@
+extension Reducer {
+  /// Runs `case` on one case of an enum state while the state has that case, for the actions
+  /// of case `toCaseAction`.
+  ///
+  /// The child runs first, then this reducer. When the state leaves the case, or moves to the
+  /// case with a child of another identity, the child's effects are cancelled in the same
+  /// pass. A child action that arrives while the state has another case is reported as a
+  /// runtime warning.
+  ///
+  /// ```swift
+  /// Reduce { state, action in ... }
+  ///   .ifCaseLet(State.loggedIn, action: Action.loggedIn) { LoggedIn() }
+  /// ```
+  public func ifCaseLet<Case: Reducer>(
+    _ toCaseState: @escaping @Sendable (Case.State) -> State,
+    action toCaseAction: @escaping @Sendable (Case.Action) -> Action,
+    @ReducerBuilder<Case.State, Case.Action> then case: () -> Case,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) -> _IfCaseLetReducer<Self, Case> {
+    _IfCaseLetReducer(
+      parent: self, child: `case`(), toChildState: CasePath(toCaseState),
+      toChildAction: CasePath(toCaseAction), location: SourceLocation(fileID: fileID, line: line))
+  }
+}
+
+/// The reducer that `ifCaseLet` returns.
+public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+  let parent: Parent
+  let child: Child
+  let toChildState: CasePath<Parent.State, Child.State>
+  let toChildAction: CasePath<Parent.Action, Child.Action>
+  let location: SourceLocation
+
+  public func reduce(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    let childEffects = reduceChild(into: &state, action: action)
+    let identityBefore = childIdentity(in: state)
+    let parentEffects = parent.reduce(into: &state, action: action)
+    guard let identityBefore, identityBefore != childIdentity(in: state) else {
+      return childEffects.merge(with: parentEffects)
+    }
+    let path = NavigationPath.current.appending(identityBefore)
+    return .merge(childEffects, parentEffects, .cancel(childAt: path))
+  }
+
+  private func childIdentity(in state: Parent.State) -> ChildIdentity? {
+    toChildState.extract(from: state).map { ChildIdentity(of: $0, heldBy: AnyHashableSendable(location)) }
+  }
+
+  private func reduceChild(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    guard let childAction = toChildAction.extract(from: action) else { return .none }
+    guard let identity = childIdentity(in: state) else {
+      RuntimeWarning.report(
+        """
+        An "ifCaseLet" at \(location) received a child action when child state was set to a \
+        different case. …
+
+          Action:
+            \(action)
+          State:
+            \(state)
+
+        This is generally considered an application logic error, and can happen for a few \
+        reasons:
+
+        • A parent reducer set "\(Parent.State.self)" to a different case before this \
+        reducer ran. This reducer must run before any other reducer sets child state to a \
+        different case. This ensures that child reducers can handle their actions while their \
+        state is still available.
+
+        • An in-flight effect emitted this action when child state was unavailable. While it \
+        may be perfectly reasonable to ignore this action, consider canceling the associated \
+        effect before child state changes to another case, especially if it is a long-living \
+        effect.
+
+        • This action was sent to the store while state was another case. Make sure that \
+        actions for this reducer can only be sent from a view store when state is set to the \
+        appropriate case.
+        """, at: location)
+      return .none
+    }
+    let path = NavigationPath.current.appending(identity)
+    var effects = Effect<Child.Action>.none
+    NavigationPath.$current.withValue(path) {
+      toChildState.modify(&state) { effects = child.reduce(into: &$0, action: childAction) }
+    }
+    return effects.map(toChildAction.embed).cancellable(childAt: path)
+  }
+}

@@ -1,0 +1,126 @@
+extension Reducer {
+  /// Runs `wrapped` on the optional child state at `toWrappedState` while it is present, for
+  /// the actions of case `toWrappedAction`.
+  ///
+  /// The child runs first, then this reducer, so the parent can dismiss the child after it
+  /// handled its action. When the child state becomes nil or is replaced by a child of another
+  /// identity, the child's effects are cancelled in the same pass. A child action that arrives
+  /// while the state is nil is reported as a runtime warning.
+  ///
+  /// ```swift
+  /// Reduce { state, action in ... }
+  ///   .ifLet(\.detail, action: Action.detail) { Detail() }
+  /// ```
+  public func ifLet<Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
+    action toWrappedAction: @escaping @Sendable (Wrapped.Action) -> Action,
+    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) -> _IfLetReducer<Self, Wrapped> {
+    _IfLetReducer(
+      parent: self, child: wrapped(), toChildState: toWrappedState,
+      toChildAction: CasePath(toWrappedAction), isEphemeral: false,
+      location: SourceLocation(fileID: fileID, line: line))
+  }
+
+  /// Runs `wrapped` on the optional child state at `toWrappedState` while it is present, for
+  /// the actions at the case path `toWrappedAction`.
+  public func ifLet<Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
+    action toWrappedAction: CasePath<Action, Wrapped.Action>,
+    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) -> _IfLetReducer<Self, Wrapped> {
+    _IfLetReducer(
+      parent: self, child: wrapped(), toChildState: toWrappedState,
+      toChildAction: toWrappedAction, isEphemeral: false,
+      location: SourceLocation(fileID: fileID, line: line))
+  }
+
+  /// Presents ephemeral state such as an alert: no child reducer, and the state is set to nil
+  /// after any of its actions, including `.dismiss`.
+  ///
+  /// ```swift
+  /// Reduce { state, action in ... }
+  ///   .ifLet(\.alert, action: Action.alert)
+  /// ```
+  public func ifLet<Ephemeral: EphemeralState>(
+    _ toEphemeralState: WritableKeyPath<State, Ephemeral?>,
+    action toPresentationAction: @escaping @Sendable (PresentationAction<Ephemeral.Action>) ->
+      Action,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) -> _IfLetReducer<Self, EmptyReducer<Ephemeral, PresentationAction<Ephemeral.Action>>> {
+    _IfLetReducer(
+      parent: self, child: EmptyReducer(), toChildState: toEphemeralState,
+      toChildAction: CasePath(toPresentationAction), isEphemeral: true,
+      location: SourceLocation(fileID: fileID, line: line))
+  }
+}
+
+/// The reducer that `ifLet` returns.
+public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
+  let parent: Parent
+  let child: Child
+  let toChildState: WritableKeyPath<Parent.State, Child.State?>
+  let toChildAction: CasePath<Parent.Action, Child.Action>
+  let isEphemeral: Bool
+  let location: SourceLocation
+
+  public func reduce(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    let childEffects = reduceChild(into: &state, action: action)
+    let identityBefore = childIdentity(in: state)
+    let parentEffects = parent.reduce(into: &state, action: action)
+    guard let identityBefore, identityBefore != childIdentity(in: state) else {
+      return childEffects.merge(with: parentEffects)
+    }
+    let path = NavigationPath.current.appending(identityBefore)
+    return .merge(childEffects, parentEffects, .cancel(childAt: path))
+  }
+
+  private func childIdentity(in state: Parent.State) -> ChildIdentity? {
+    state[keyPath: toChildState].map { ChildIdentity(of: $0, heldBy: AnyHashableSendable(keyPath: toChildState)) }
+  }
+
+  private func reduceChild(
+    into state: inout Parent.State, action: Parent.Action
+  ) -> Effect<Parent.Action> {
+    guard let childAction = toChildAction.extract(from: action) else { return .none }
+    guard let childState = state[keyPath: toChildState] else {
+      if !isEphemeral { reportMissingChild(action) }
+      return .none
+    }
+    let path = NavigationPath.current.appending(
+      ChildIdentity(of: childState, heldBy: AnyHashableSendable(keyPath: toChildState)))
+    let effects = NavigationPath.$current.withValue(path) {
+      child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
+    }
+    if isEphemeral { state[keyPath: toChildState] = nil }
+    return effects.map(toChildAction.embed).cancellable(childAt: path)
+  }
+
+  private func reportMissingChild(_ action: Parent.Action) {
+    RuntimeWarning.report(
+      """
+      An "ifLet" at \(location) received a child action when child state was "nil". …
+
+        Action:
+          \(action)
+
+      This is generally considered an application logic error, and can happen for a few \
+      reasons:
+
+      • A parent reducer set child state to "nil" before this reducer ran. This reducer must \
+      run before any other reducer sets child state to "nil". This ensures that child \
+      reducers can handle their actions while their state is still available.
+
+      • An in-flight effect emitted this action when child state was "nil". While it may be \
+      perfectly reasonable to ignore this action, consider canceling the associated effect \
+      before child state becomes "nil", especially if it is a long-living effect.
+
+      • This action was sent to the store while state was "nil". Make sure that actions for \
+      this reducer can only be sent from a view store when state is non-"nil".
+      """, at: location)
+  }
+}

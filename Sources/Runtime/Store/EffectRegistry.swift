@@ -1,0 +1,102 @@
+import Synchronization
+
+/// The effects a store has running: each one's task and the cancel keys it was started under.
+///
+/// Thread-safe, because effects finish on the cooperative pool while the store cancels them
+/// from its own actor.
+final class EffectRegistry: Sendable {
+  private struct Entry {
+    let keys: [CancelKey]
+    let task: Task<Void, Never>
+  }
+
+  private struct Storage {
+    var nextID = 0
+    var entries: [Int: Entry] = [:]
+  }
+
+  private let storage = Mutex(Storage())
+  /// Fired whenever an effect finishes, so that waiters can look again.
+  let changes = ChangeSignal()
+
+  /// How many effects are running.
+  var count: Int { storage.withLock { $0.entries.count } }
+
+  /// Starts `operation` as a task registered under `keys`.
+  func start(
+    keys: [CancelKey], priority: TaskPriority?, operation: @escaping @Sendable () async -> Void
+  ) -> Task<Void, Never> {
+    storage.withLock { storage in
+      let id = storage.nextID
+      storage.nextID += 1
+      // Created under the lock so that the task cannot finish before it is registered.
+      let task = Task(priority: priority) {
+        await operation()
+        self.finish(id)
+      }
+      storage.entries[id] = Entry(keys: keys, task: task)
+      return task
+    }
+  }
+
+  /// Cancels the effects that `key` reaches: same identifier, at its place or below.
+  func cancel(_ key: CancelKey) {
+    cancel { $0.contains(where: key.covers) }
+  }
+
+  /// Cancels the effects registered under exactly `key`.
+  func cancel(exactly key: CancelKey) {
+    cancel { $0.contains(key) }
+  }
+
+  func cancelAll() {
+    cancel { _ in true }
+  }
+
+  private func cancel(where matches: ([CancelKey]) -> Bool) {
+    let tasks = storage.withLock { storage in
+      storage.entries.values.filter { matches($0.keys) }.map(\.task)
+    }
+    for task in tasks { task.cancel() }
+  }
+
+  private func finish(_ id: Int) {
+    storage.withLock { _ = $0.entries.removeValue(forKey: id) }
+    changes.fire()
+  }
+}
+
+/// Wakes the tasks waiting for something to change; each waiter then looks again at what it
+/// waits for. Nobody polls and nobody sleeps.
+final class ChangeSignal: Sendable {
+  private struct Waiters {
+    var generation = 0
+    var continuations: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let waiters = Mutex(Waiters())
+
+  /// A number that changes each time the signal fires.
+  var generation: Int { waiters.withLock { $0.generation } }
+
+  func fire() {
+    let continuations = waiters.withLock { waiters in
+      waiters.generation += 1
+      defer { waiters.continuations = [] }
+      return waiters.continuations
+    }
+    for continuation in continuations { continuation.resume() }
+  }
+
+  /// Returns once the signal fires after `generation` was read (at once if it already has).
+  func wait(after generation: Int) async {
+    await withCheckedContinuation { continuation in
+      let changed = waiters.withLock { waiters -> Bool in
+        guard waiters.generation == generation else { return true }
+        waiters.continuations.append(continuation)
+        return false
+      }
+      if changed { continuation.resume() }
+    }
+  }
+}

@@ -1,0 +1,1 @@
+// Transport: filled in by the transport work.
