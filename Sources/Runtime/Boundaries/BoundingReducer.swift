@@ -73,12 +73,13 @@ extension Reducer where Action: FeatureAction {
   /// ```swift
   /// .ifLet(\.child, action: Action.InternalAction.child) { Child() }
   /// ```
-  public func ifLet<Wrapped: Reducer>(
-    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
-    action toWrappedAction: @escaping @Sendable (Wrapped.Action) -> Action.InternalAction,
-    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped,
+  public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: @escaping @Sendable (WrappedAction) -> Action.InternalAction,
+    @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) -> _IfLetReducer<Self, Wrapped> {
+  ) -> _IfLetReducer<Self, Wrapped>
+  where WrappedState == Wrapped.State, WrappedAction == Wrapped.Action {
     ifLet(
       toWrappedState, action: CasePath(Action._internal).appending(toWrappedAction),
       then: wrapped, fileID: fileID, line: line)
@@ -91,12 +92,12 @@ extension Scope where ParentAction: FeatureAction {
   /// ```swift
   /// Scope(state: \.child, action: Action.InternalAction.child) { Child() }
   /// ```
-  public init(
-    state toChildState: WritableKeyPath<ParentState, Child.State>,
-    action toChildAction: @escaping @Sendable (Child.Action) -> ParentAction.InternalAction,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child,
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: @escaping @Sendable (ChildAction) -> ParentAction.InternalAction,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) {
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.init(
       state: toChildState, action: CasePath(ParentAction._internal).appending(toChildAction),
       child: child, fileID: fileID, line: line)

@@ -18,6 +18,13 @@ final class EffectRegistry: Sendable {
   private let storage = Mutex(Storage())
   /// Fired whenever an effect finishes, so that waiters can look again.
   let changes = ChangeSignal()
+  /// Where effects run; the global concurrent executor when nil.
+  let executor: EffectExecutor?
+
+  init(executor: EffectExecutor?) {
+    self.executor = executor
+    executor?.onChange { [changes] in changes.fire() }
+  }
 
   /// How many effects are running.
   var count: Int { storage.withLock { $0.entries.count } }
@@ -30,7 +37,7 @@ final class EffectRegistry: Sendable {
       let id = storage.nextID
       storage.nextID += 1
       // Created under the lock so that the task cannot finish before it is registered.
-      let task = Task(priority: priority) {
+      let task = Task(executorPreference: executor, priority: priority) {
         await operation()
         self.finish(id)
       }

@@ -19,14 +19,27 @@ public final class Store<State, Action: Sendable> {
   private var buffer: [Action] = []
   private var isSending = false
   private var observers: [(State) -> Void] = []
-  let effects = EffectRegistry()
+  let effects: EffectRegistry
 
   /// A store for `reducer` starting from `initialState`, with dependencies changed by
   /// `prepareDependencies`.
-  public init<R: Reducer<State, Action>>(
+  public convenience init<R: Reducer<State, Action>>(
     initialState: State,
     @ReducerBuilder<State, Action> reducer: () -> R,
     withDependencies prepareDependencies: (inout DependencyValues) -> Void = { _ in }
+  ) {
+    self.init(
+      initialState: initialState, reducer: reducer, withDependencies: prepareDependencies,
+      effectExecutor: nil)
+  }
+
+  /// A store whose effects run on `effectExecutor`, so that a test can wait for them to
+  /// settle.
+  @_spi(Testing) public init<R: Reducer<State, Action>>(
+    initialState: State,
+    @ReducerBuilder<State, Action> reducer: () -> R,
+    withDependencies prepareDependencies: (inout DependencyValues) -> Void,
+    effectExecutor: EffectExecutor?
   ) {
     let reducer = reducer()
     var dependencies = DependencyValues.current
@@ -34,6 +47,7 @@ public final class Store<State, Action: Sendable> {
     self.state = initialState
     self.reducer = reducer.reduce(into:action:)
     self.dependencies = dependencies
+    self.effects = EffectRegistry(executor: effectExecutor)
   }
 
   deinit {
@@ -72,7 +86,7 @@ public final class Store<State, Action: Sendable> {
   }
 
   private var sender: Send<Action> {
-    Send { [weak self] action in self?.send(action) }
+    Send(send: { [weak self] action in self?.send(action) }, executor: effects.executor)
   }
 
   private func start(_ effect: Effect<Action>, keys: [CancelKey], tasks: inout [Task<Void, Never>]) {
@@ -102,10 +116,10 @@ public final class Store<State, Action: Sendable> {
 
 extension Store {
   /// How many effects are running. For test stores, which wait on effects.
-  @_spi(Testing) public var runningEffectCount: Int { effects.count }
+  @_spi(Testing) public nonisolated var runningEffectCount: Int { effects.count }
 
   /// A number that changes whenever an action was processed or an effect finished.
-  @_spi(Testing) public var changeGeneration: Int { effects.changes.generation }
+  @_spi(Testing) public nonisolated var changeGeneration: Int { effects.changes.generation }
 
   /// Returns once an action was processed or an effect finished after `generation` was read.
   @_spi(Testing) public func waitForChange(after generation: Int) async {
@@ -118,7 +132,7 @@ extension Store {
   }
 
   /// Cancels every running effect.
-  @_spi(Testing) public func cancelAllEffects() {
+  @_spi(Testing) public nonisolated func cancelAllEffects() {
     effects.cancelAll()
   }
 }

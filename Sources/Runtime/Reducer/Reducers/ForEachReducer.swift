@@ -10,12 +10,13 @@ extension Reducer {
   /// Reduce { state, action in ... }
   ///   .forEach(\.rows, action: Action.rows) { Row() }
   /// ```
-  public func forEach<ID: Hashable & Sendable, Element: Reducer>(
-    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, Element.State>>,
-    action toElementAction: @escaping @Sendable (IdentifiedAction<ID, Element.Action>) -> Action,
-    @ReducerBuilder<Element.State, Element.Action> element: () -> Element,
+  public func forEach<ElementState, ElementAction, ID: Hashable & Sendable, Element: Reducer>(
+    _ toElementsState: WritableKeyPath<State, IdentifiedArray<ID, ElementState>>,
+    action toElementAction: @escaping @Sendable (IdentifiedAction<ID, ElementAction>) -> Action,
+    @ReducerBuilder<ElementState, ElementAction> element: () -> Element,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) -> _ForEachReducer<Self, ID, Element> {
+  ) -> _ForEachReducer<Self, ID, Element>
+  where ElementState == Element.State, ElementAction == Element.Action {
     _ForEachReducer(
       parent: self, element: element(), toElementsState: toElementsState,
       toElementAction: CasePath(toElementAction),

@@ -11,12 +11,13 @@ extension Reducer {
   /// Reduce { state, action in ... }
   ///   .ifCaseLet(State.loggedIn, action: Action.loggedIn) { LoggedIn() }
   /// ```
-  public func ifCaseLet<Case: Reducer>(
-    _ toCaseState: @escaping @Sendable (Case.State) -> State,
-    action toCaseAction: @escaping @Sendable (Case.Action) -> Action,
-    @ReducerBuilder<Case.State, Case.Action> then case: () -> Case,
+  public func ifCaseLet<CaseState, CaseAction, Case: Reducer>(
+    _ toCaseState: @escaping @Sendable (CaseState) -> State,
+    action toCaseAction: @escaping @Sendable (CaseAction) -> Action,
+    @ReducerBuilder<CaseState, CaseAction> then case: () -> Case,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) -> _IfCaseLetReducer<Self, Case> {
+  ) -> _IfCaseLetReducer<Self, Case>
+  where CaseState == Case.State, CaseAction == Case.Action {
     _IfCaseLetReducer(
       parent: self, child: `case`(), toChildState: CasePath(toCaseState),
       toChildAction: CasePath(toCaseAction), location: SourceLocation(fileID: fileID, line: line))

@@ -11,12 +11,13 @@ extension Reducer {
   /// Reduce { state, action in ... }
   ///   .ifLet(\.detail, action: Action.detail) { Detail() }
   /// ```
-  public func ifLet<Wrapped: Reducer>(
-    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
-    action toWrappedAction: @escaping @Sendable (Wrapped.Action) -> Action,
-    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped,
+  public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: @escaping @Sendable (WrappedAction) -> Action,
+    @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) -> _IfLetReducer<Self, Wrapped> {
+  ) -> _IfLetReducer<Self, Wrapped>
+  where WrappedState == Wrapped.State, WrappedAction == Wrapped.Action {
     _IfLetReducer(
       parent: self, child: wrapped(), toChildState: toWrappedState,
       toChildAction: CasePath(toWrappedAction), isEphemeral: false,
@@ -25,12 +26,13 @@ extension Reducer {
 
   /// Runs `wrapped` on the optional child state at `toWrappedState` while it is present, for
   /// the actions at the case path `toWrappedAction`.
-  public func ifLet<Wrapped: Reducer>(
-    _ toWrappedState: WritableKeyPath<State, Wrapped.State?>,
-    action toWrappedAction: CasePath<Action, Wrapped.Action>,
-    @ReducerBuilder<Wrapped.State, Wrapped.Action> then wrapped: () -> Wrapped,
+  public func ifLet<WrappedState, WrappedAction, Wrapped: Reducer>(
+    _ toWrappedState: WritableKeyPath<State, WrappedState?>,
+    action toWrappedAction: CasePath<Action, WrappedAction>,
+    @ReducerBuilder<WrappedState, WrappedAction> then wrapped: () -> Wrapped,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) -> _IfLetReducer<Self, Wrapped> {
+  ) -> _IfLetReducer<Self, Wrapped>
+  where WrappedState == Wrapped.State, WrappedAction == Wrapped.Action {
     _IfLetReducer(
       parent: self, child: wrapped(), toChildState: toWrappedState,
       toChildAction: toWrappedAction, isEphemeral: false,

@@ -20,12 +20,12 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   let location: SourceLocation
 
   /// Scopes to the struct property at `toChildState` and the actions of case `toChildAction`.
-  public init(
-    state toChildState: WritableKeyPath<ParentState, Child.State>,
-    action toChildAction: CasePath<ParentAction, Child.Action>,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child,
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: CasePath<ParentAction, ChildAction>,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) {
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .keyPath(toChildState)
     self.toChildAction = toChildAction
     self.child = child()
@@ -33,12 +33,12 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   }
 
   /// Scopes to the struct property at `toChildState` and the actions of case `toChildAction`.
-  public init(
-    state toChildState: WritableKeyPath<ParentState, Child.State>,
-    action toChildAction: @escaping @Sendable (Child.Action) -> ParentAction,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child,
+  public init<ChildState, ChildAction>(
+    state toChildState: WritableKeyPath<ParentState, ChildState>,
+    action toChildAction: @escaping @Sendable (ChildAction) -> ParentAction,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) {
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.init(
       state: toChildState, action: CasePath(toChildAction), child: child, fileID: fileID,
       line: line)
@@ -48,12 +48,12 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   ///
   /// A child action that arrives while the state is in another case is reported as a runtime
   /// warning and ignored.
-  public init(
-    state toChildState: @escaping @Sendable (Child.State) -> ParentState,
-    action toChildAction: @escaping @Sendable (Child.Action) -> ParentAction,
-    @ReducerBuilder<Child.State, Child.Action> child: () -> Child,
+  public init<ChildState, ChildAction>(
+    state toChildState: @escaping @Sendable (ChildState) -> ParentState,
+    action toChildAction: @escaping @Sendable (ChildAction) -> ParentAction,
+    @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID, line: UInt = #line
-  ) {
+  ) where ChildState == Child.State, ChildAction == Child.Action {
     self.toChildState = .casePath(CasePath(toChildState))
     self.toChildAction = CasePath(toChildAction)
     self.child = child()

@@ -1,0 +1,122 @@
+/// Renders `value` as indented Swift-like source: one line per field, nested values indented.
+///
+/// ```swift
+/// render(TwoCounters.State())
+/// // TwoCounters.State(
+/// //   counter1: Counter.State(count: 0),
+/// //   counter2: Counter.State(count: 0)
+/// // )
+/// ```
+func render(_ value: Any) -> [String] {
+  let mirror = Mirror(reflecting: value)
+  switch mirror.displayStyle {
+  case .optional:
+    guard let wrapped = mirror.children.first?.value else { return ["nil"] }
+    return render(wrapped)
+  case .enum:
+    let name = mirror.children.first?.label ?? "\(value)"
+    guard let payload = mirror.children.first?.value else { return [".\(name)"] }
+    return wrap(".\(name)(", render(payload), ")")
+  case .collection, .set:
+    return block("[", mirror.children.map { render($0.value) }, "]")
+  case .dictionary:
+    let items = mirror.children.map { entry -> [String] in
+      let pair = Array(Mirror(reflecting: entry.value).children)
+      guard pair.count == 2 else { return render(entry.value) }
+      return wrap("\(render(pair[0].value).joined()): ", render(pair[1].value), "")
+    }
+    return block("[", items, "]")
+  case .struct, .class, .tuple:
+    let typeName = mirror.displayStyle == .tuple ? "" : typeDescription(of: value)
+    let items = mirror.children.map { child -> [String] in
+      guard let label = child.label, !label.hasPrefix(".") else { return render(child.value) }
+      return wrap("\(label): ", render(child.value), "")
+    }
+    return block("\(typeName)(", items, ")")
+  default:
+    if let string = value as? String { return ["\"\(string)\""] }
+    return ["\(value)"]
+  }
+}
+
+private func typeDescription(of value: Any) -> String {
+  let name = String(reflecting: type(of: value))
+  // Drop the module prefix, which every line would otherwise repeat.
+  guard let dot = name.firstIndex(of: ".") else { return name }
+  return String(name[name.index(after: dot)...])
+}
+
+/// Puts `open` before the first line and `close` after the last.
+private func wrap(_ open: String, _ lines: [String], _ close: String) -> [String] {
+  var lines = lines
+  lines[0] = open + lines[0]
+  lines[lines.count - 1] += close
+  return lines
+}
+
+/// A bracketed list: on one line when short and flat, else one indented item per line.
+private func block(_ open: String, _ items: [[String]], _ close: String) -> [String] {
+  let flat = items.allSatisfy { $0.count == 1 }
+  let oneLine = open + items.map { $0.joined() }.joined(separator: ", ") + close
+  if flat && oneLine.count <= 60 { return [oneLine] }
+  var lines = [open]
+  for (index, item) in items.enumerated() {
+    var item = item.map { "  " + $0 }
+    if index < items.count - 1 { item[item.count - 1] += "," }
+    lines += item
+  }
+  lines.append(close)
+  return lines
+}
+
+/// A line diff of two rendered values: unchanged lines start with two spaces, lines only in
+/// `expected` with "−", lines only in `actual` with "+". Long unchanged runs are folded.
+func diff(_ expected: Any, _ actual: Any) -> String {
+  let old = render(expected)
+  let new = render(actual)
+  // Longest common subsequence, by dynamic programming from the end.
+  var common = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
+  for i in stride(from: old.count - 1, through: 0, by: -1) {
+    for j in stride(from: new.count - 1, through: 0, by: -1) {
+      common[i][j] =
+        old[i] == new[j] ? common[i + 1][j + 1] + 1 : max(common[i + 1][j], common[i][j + 1])
+    }
+  }
+  var lines: [(mark: Character, text: String)] = []
+  var i = 0
+  var j = 0
+  while i < old.count || j < new.count {
+    if i < old.count, j < new.count, old[i] == new[j] {
+      lines.append((" ", old[i]))
+      i += 1
+      j += 1
+    } else if j < new.count, i == old.count || common[i][j + 1] >= common[i + 1][j] {
+      lines.append(("+", new[j]))
+      j += 1
+    } else {
+      lines.append(("−", old[i]))
+      i += 1
+    }
+  }
+  return fold(lines).joined(separator: "\n")
+}
+
+private func fold(_ lines: [(mark: Character, text: String)]) -> [String] {
+  let context = 2
+  let changed = lines.indices.filter { lines[$0].mark != " " }
+  var output: [String] = []
+  var skipped = 0
+  for (index, line) in lines.enumerated() {
+    let isNearChange = changed.contains { abs($0 - index) <= context }
+    if line.mark == " " && !isNearChange && index != 0 && index != lines.count - 1 {
+      skipped += 1
+      continue
+    }
+    if skipped > 0 {
+      output.append("  … (\(skipped) unchanged)")
+      skipped = 0
+    }
+    output.append("\(line.mark) \(line.text)")
+  }
+  return output
+}
