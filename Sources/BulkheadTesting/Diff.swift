@@ -32,7 +32,7 @@ func render(_ value: Any) -> [String] {
       guard let label = child.label, !label.hasPrefix(".") else { return render(child.value) }
       return wrap("\(label): ", render(child.value), "")
     }
-    return block("\(typeName)(", items, ")")
+    return block("\(typeName)(", items, ")", inline: items.count <= 1)
   default:
     if let string = value as? String { return ["\"\(string)\""] }
     return ["\(value)"]
@@ -40,8 +40,10 @@ func render(_ value: Any) -> [String] {
 }
 
 private func typeDescription(of value: Any) -> String {
+  // Drop the module prefix, which every line would otherwise repeat, and the anonymous
+  // context that private types carry.
   let name = String(reflecting: type(of: value))
-  // Drop the module prefix, which every line would otherwise repeat.
+    .replacing(/\(unknown context at \$[0-9a-f]+\)\./, with: "")
   guard let dot = name.firstIndex(of: ".") else { return name }
   return String(name[name.index(after: dot)...])
 }
@@ -54,11 +56,14 @@ private func wrap(_ open: String, _ lines: [String], _ close: String) -> [String
   return lines
 }
 
-/// A bracketed list: on one line when short and flat, else one indented item per line.
-private func block(_ open: String, _ items: [[String]], _ close: String) -> [String] {
+/// A bracketed list: on one line when allowed, short and flat, else one indented item per
+/// line.
+private func block(
+  _ open: String, _ items: [[String]], _ close: String, inline: Bool = true
+) -> [String] {
   let flat = items.allSatisfy { $0.count == 1 }
   let oneLine = open + items.map { $0.joined() }.joined(separator: ", ") + close
-  if flat && oneLine.count <= 60 { return [oneLine] }
+  if inline && flat && oneLine.count <= 60 { return [oneLine] }
   var lines = [open]
   for (index, item) in items.enumerated() {
     var item = item.map { "  " + $0 }
@@ -90,12 +95,12 @@ func diff(_ expected: Any, _ actual: Any) -> String {
       lines.append((" ", old[i]))
       i += 1
       j += 1
-    } else if j < new.count, i == old.count || common[i][j + 1] >= common[i + 1][j] {
-      lines.append(("+", new[j]))
-      j += 1
-    } else {
+    } else if i < old.count, j == new.count || common[i + 1][j] >= common[i][j + 1] {
       lines.append(("−", old[i]))
       i += 1
+    } else {
+      lines.append(("+", new[j]))
+      j += 1
     }
   }
   return fold(lines).joined(separator: "\n")

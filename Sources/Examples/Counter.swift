@@ -4,7 +4,8 @@ import Bulkhead
 public struct Counter: Reducer {
   public struct State: Equatable, Codable, Sendable {
     public var count = 0
-    public init(count: Int = 0) { self.count = count }
+    public init() {}
+    public init(count: Int) { self.count = count }
   }
 
   public enum Action: Equatable, Codable, Sendable {

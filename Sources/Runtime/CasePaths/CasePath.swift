@@ -13,8 +13,15 @@
 /// Operators take the embed function directly (`Scope(state: \.counter1, action:
 /// Action.counter1)`), so a case path rarely needs to be spelled out.
 public struct CasePath<Root, Value>: Sendable {
+  private enum Extraction: Sendable {
+    /// One enum case: read through the enum's layout, with no closure to allocate.
+    case enumCase(EnumLayout)
+    /// Anything else, as a function.
+    case function(@Sendable (Root) -> Value?)
+  }
+
   private let embedding: @Sendable (Value) -> Root
-  private let extraction: @Sendable (Root) -> Value?
+  private let extraction: Extraction
 
   /// A case path to the case that `embed` builds; `embed` is normally the case itself.
   ///
@@ -22,17 +29,8 @@ public struct CasePath<Root, Value>: Sendable {
   /// CasePath(Action.counter1)
   /// ```
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
-    let layout = EnumLayout.requiring(Root.self)
-    let valueType = ObjectIdentifier(Value.self)
     embedding = embed
-    extraction = { root in
-      let tag = layout.tag(of: root)
-      // Only a case whose payload is exactly `Value` can be read as one; among those, the
-      // case is ours when re-embedding the payload lands on the same tag.
-      guard layout.cases[Int(tag)].payloadType == valueType else { return nil }
-      let value = layout.payload(of: root, tag: tag, as: Value.self)
-      return layout.tag(of: embed(value)) == tag ? value : nil
-    }
+    extraction = .enumCase(EnumLayout.requiring(Root.self))
   }
 
   /// A case path built from its two directions, for paths that are not a single enum case.
@@ -44,21 +42,37 @@ public struct CasePath<Root, Value>: Sendable {
     embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?
   ) {
     embedding = embed
-    extraction = extract
+    extraction = .function(extract)
   }
 
   /// Wraps `value` in the case.
   public func embed(_ value: Value) -> Root { embedding(value) }
 
+  /// The embed function itself; passing it on allocates nothing, unlike `embed(_:)` as a
+  /// value.
+  var embedder: @Sendable (Value) -> Root { embedding }
+
   /// The payload of `root` if it has this path's case, otherwise nil.
-  public func extract(from root: Root) -> Value? { extraction(root) }
+  public func extract(from root: Root) -> Value? {
+    switch extraction {
+    case let .function(extract):
+      return extract(root)
+    case let .enumCase(layout):
+      let tag = layout.tag(of: root)
+      // Only a case whose payload is exactly `Value` can be read as one; among those, the
+      // case is ours when re-embedding the payload lands on the same tag.
+      guard layout.cases[Int(tag)].payloadType == ObjectIdentifier(Value.self) else { return nil }
+      let value = layout.payload(of: root, tag: tag, as: Value.self)
+      return layout.tag(of: embedding(value)) == tag ? value : nil
+    }
+  }
 
   /// Replaces the payload of `root` in place when it has this path's case.
   ///
   /// Returns false, leaving `root` untouched, when `root` has another case.
   @discardableResult
   public func modify(_ root: inout Root, _ body: (inout Value) -> Void) -> Bool {
-    guard var value = extraction(root) else { return false }
+    guard var value = extract(from: root) else { return false }
     body(&value)
     root = embedding(value)
     return true
@@ -72,7 +86,7 @@ public struct CasePath<Root, Value>: Sendable {
   public func appending<Leaf>(_ next: CasePath<Value, Leaf>) -> CasePath<Root, Leaf> {
     CasePath<Root, Leaf>(
       embed: { [embedding] leaf in embedding(next.embed(leaf)) },
-      extract: { [extraction] root in extraction(root).flatMap(next.extract(from:)) })
+      extract: { [self] root in extract(from: root).flatMap(next.extract(from:)) })
   }
 
   /// A path one case deeper, named by the inner case itself.

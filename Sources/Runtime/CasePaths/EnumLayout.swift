@@ -30,16 +30,10 @@ final class EnumLayout: Sendable {
   /// The layout of `Root`, or nil when `Root` is not an enum.
   static func of<Root>(_: Root.Type) -> EnumLayout? {
     let key = ObjectIdentifier(Root.self)
-    if let cached = cache.withLock({ $0[key] }) { return cached }
+    if let cached = LayoutCache.shared.layout(for: key) { return cached }
     guard let layout = EnumLayout(reflecting: Root.self) else { return nil }
-    return cache.withLock { cache in
-      if let winner = cache[key] { return winner }
-      cache[key] = layout
-      return layout
-    }
+    return LayoutCache.shared.insert(layout, for: key)
   }
-
-  private static let cache = Mutex<[ObjectIdentifier: EnumLayout]>([:])
 
   /// The case tag of `value`: payload cases in declaration order, then the empty cases.
   @inline(__always)
@@ -103,6 +97,50 @@ final class EnumLayout: Sendable {
     }
     guard payloadCases.count == payloadCaseCount else { return nil }
     self.init(witnesses: witnesses, cases: payloadCases + emptyCases)
+  }
+}
+
+/// The layouts known so far, readable without a lock: every operator in a `body` looks one up
+/// each time the body is evaluated, which is once per action.
+///
+/// Readers load an immutable snapshot through an atomic pointer. A writer, under a lock,
+/// publishes a new snapshot with one more entry and never frees the old one, so a reader can
+/// never hold a freed snapshot. The leak is bounded: one small dictionary per enum type that
+/// ever crosses a case path.
+private final class LayoutCache: Sendable {
+  static let shared = LayoutCache()
+
+  private final class Snapshot: Sendable {
+    let layouts: [ObjectIdentifier: EnumLayout]
+    init(_ layouts: [ObjectIdentifier: EnumLayout]) { self.layouts = layouts }
+  }
+
+  /// The address of the current snapshot.
+  private let current: Atomic<Int>
+  private let writer = Mutex(())
+
+  private init() {
+    current = Atomic(Int(bitPattern: Unmanaged.passRetained(Snapshot([:])).toOpaque()))
+  }
+
+  private var snapshot: Snapshot {
+    let address = UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!
+    return Unmanaged<Snapshot>.fromOpaque(address).takeUnretainedValue()
+  }
+
+  func layout(for key: ObjectIdentifier) -> EnumLayout? {
+    snapshot.layouts[key]
+  }
+
+  func insert(_ layout: EnumLayout, for key: ObjectIdentifier) -> EnumLayout {
+    writer.withLock { _ in
+      var layouts = snapshot.layouts
+      if let winner = layouts[key] { return winner }
+      layouts[key] = layout
+      let next = Unmanaged.passRetained(Snapshot(layouts)).toOpaque()
+      current.store(Int(bitPattern: next), ordering: .releasing)
+      return layout
+    }
   }
 }
 

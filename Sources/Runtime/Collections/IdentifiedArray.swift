@@ -7,19 +7,20 @@
 /// ```
 public struct IdentifiedArray<ID: Hashable, Element> {
   public private(set) var elements: [Element]
+  /// The ids of the elements, in order. Kept alongside the elements so that reading them is a
+  /// copy-on-write copy, and comparing two unchanged copies is immediate.
+  public private(set) var ids: [ID]
   private var indices: [ID: Int]
   private let id: KeyPath<Element, ID> & Sendable
 
   /// An array of `elements`, keeping the first of any that share an id.
   public init(_ elements: some Sequence<Element>, id: KeyPath<Element, ID> & Sendable) {
     self.elements = []
+    self.ids = []
     self.indices = [:]
     self.id = id
     for element in elements { append(element) }
   }
-
-  /// The ids of the elements, in order.
-  public var ids: [ID] { elements.map { $0[keyPath: id] } }
 
   /// The element with `id`, or nil; setting nil removes it, setting a value replaces it or
   /// appends it.
@@ -52,14 +53,17 @@ public struct IdentifiedArray<ID: Hashable, Element> {
     let elementID = element[keyPath: id]
     if let index = indices[elementID] { return (false, index) }
     elements.append(element)
+    ids.append(elementID)
     indices[elementID] = elements.count - 1
     return (true, elements.count - 1)
   }
 
   /// Inserts `element` at `index` unless an element with its id is already there.
   public mutating func insert(_ element: Element, at index: Int) {
-    guard indices[element[keyPath: id]] == nil else { return }
+    let elementID = element[keyPath: id]
+    guard indices[elementID] == nil else { return }
     elements.insert(element, at: index)
+    ids.insert(elementID, at: index)
     reindex(from: index)
   }
 
@@ -68,6 +72,7 @@ public struct IdentifiedArray<ID: Hashable, Element> {
   public mutating func remove(id elementID: ID) -> Element? {
     guard let index = indices.removeValue(forKey: elementID) else { return nil }
     let element = elements.remove(at: index)
+    ids.remove(at: index)
     reindex(from: index)
     return element
   }
@@ -76,7 +81,7 @@ public struct IdentifiedArray<ID: Hashable, Element> {
   @discardableResult
   public mutating func remove(at index: Int) -> Element {
     let element = elements.remove(at: index)
-    indices.removeValue(forKey: element[keyPath: id])
+    indices.removeValue(forKey: ids.remove(at: index))
     reindex(from: index)
     return element
   }
@@ -84,11 +89,13 @@ public struct IdentifiedArray<ID: Hashable, Element> {
   /// Removes the elements that satisfy `shouldBeRemoved`.
   public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
     try elements.removeAll(where: shouldBeRemoved)
+    ids = elements.map { $0[keyPath: id] }
+    indices = [:]
     reindex(from: 0)
   }
 
   private mutating func reindex(from start: Int) {
-    for index in elements.indices[start...] { indices[elements[index][keyPath: id]] = index }
+    for index in ids.indices[start...] { indices[ids[index]] = index }
   }
 }
 
@@ -115,7 +122,7 @@ extension IdentifiedArray: RandomAccessCollection, MutableCollection {
     get { elements[position] }
     set {
       precondition(
-        newValue[keyPath: id] == elements[position][keyPath: id],
+        newValue[keyPath: id] == ids[position],
         "An element's id cannot change through its position in an IdentifiedArray.")
       elements[position] = newValue
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A key for a dependency: its type and the values it has live and in tests.
 ///
 /// ```swift
@@ -37,19 +39,47 @@ public struct DependencyValues: Sendable {
   @TaskLocal static var current = DependencyValues()
 
   private var overrides: [ObjectIdentifier: any Sendable] = [:]
+  private var defaults = DefaultValues()
 
   /// Live or test values for the keys that are not overridden.
-  public var context: DependencyContext = .live
+  public var context: DependencyContext = .live {
+    didSet { defaults = DefaultValues() }
+  }
 
   public init() {}
 
-  /// The value for `key`: its override if there is one, else its live or test value.
+  /// The value for `key`: its override if there is one, else its live or test value. A
+  /// default value is made once per store, so that stateful ones (an incrementing UUID
+  /// generator) keep their state across actions.
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
     get {
-      if let value = overrides[ObjectIdentifier(key)] as? Key.Value { return value }
-      return context == .test ? Key.testValue : Key.liveValue
+      let id = ObjectIdentifier(key)
+      if let value = overrides[id] as? Key.Value { return value }
+      return defaults.value(for: id) { context == .test ? Key.testValue : Key.liveValue }
     }
     set { overrides[ObjectIdentifier(key)] = newValue }
+  }
+
+  /// The same values with fresh defaults, for a new store.
+  func withFreshDefaults() -> DependencyValues {
+    var values = self
+    values.defaults = DefaultValues()
+    return values
+  }
+}
+
+/// The default dependency values made so far, shared by the copies of one store's values.
+private final class DefaultValues: Sendable {
+  private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
+
+  func value<Value: Sendable>(for id: ObjectIdentifier, make: () -> Value) -> Value {
+    if let value = values.withLock({ $0[id] }) as? Value { return value }
+    let value = make()
+    return values.withLock { values in
+      if let winner = values[id] as? Value { return winner }
+      values[id] = value
+      return value
+    }
   }
 }
 

@@ -70,14 +70,15 @@ public final class TestClock: Clock, Sendable {
     }
   }
 
-  /// Moves time forward by `duration`, waking every sleep whose deadline has come, earliest
-  /// first.
+  /// Moves time forward by `duration`, waking every sleep whose deadline has come: earliest
+  /// deadline first, and in the order they began among equal deadlines.
   public func advance(by duration: Duration = .zero) {
     let woken = timeline.withLock { timeline -> [Sleeper] in
       timeline.now = timeline.now.advanced(by: duration)
       let due = timeline.sleepers.filter { $0.value.deadline <= timeline.now }
-      for id in due.keys { timeline.sleepers.removeValue(forKey: id) }
-      return due.values.sorted { $0.deadline < $1.deadline }
+        .sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
+      for (id, _) in due { timeline.sleepers.removeValue(forKey: id) }
+      return due.map(\.value)
     }
     for sleeper in woken { sleeper.continuation.resume() }
   }

@@ -1,16 +1,31 @@
 import Foundation
 
 /// A place in the source code, as `#fileID` and `#line` give it.
+///
+/// Operators make one each time a `body` is evaluated, so it keeps the static string and
+/// builds a `String` only when a warning is written.
 public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
-  public let fileID: String
+  private let staticFileID: StaticString
   public let line: UInt
 
   public init(fileID: StaticString, line: UInt) {
-    self.fileID = "\(fileID)"
+    self.staticFileID = fileID
     self.line = line
   }
 
+  /// The file, as `#fileID` gives it: `Module/File.swift`.
+  public var fileID: String { "\(staticFileID)" }
+
   public var description: String { "\"\(fileID):\(line)\"" }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.line == rhs.line && lhs.fileID == rhs.fileID
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(line)
+    hasher.combine(fileID)
+  }
 }
 
 /// A misuse of the library noticed at run time, such as an action sent to a child that is not

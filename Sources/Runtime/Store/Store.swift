@@ -42,7 +42,7 @@ public final class Store<State, Action: Sendable> {
     effectExecutor: EffectExecutor?
   ) {
     let reducer = reducer()
-    var dependencies = DependencyValues.current
+    var dependencies = DependencyValues.current.withFreshDefaults()
     prepareDependencies(&dependencies)
     self.state = initialState
     self.reducer = reducer.reduce(into:action:)

@@ -39,6 +39,9 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     let idsBefore = state[keyPath: toElementsState].ids
     let parentEffects = parent.reduce(into: &state, action: action)
     let elements = state[keyPath: toElementsState]
+    // Unchanged ids compare by identity, so an action that adds or removes nothing costs no
+    // walk over the collection.
+    guard idsBefore != elements.ids else { return elementEffects.merge(with: parentEffects) }
     let removed = idsBefore.filter { elements[id: $0] == nil }
     guard !removed.isEmpty else { return elementEffects.merge(with: parentEffects) }
     return .merge(

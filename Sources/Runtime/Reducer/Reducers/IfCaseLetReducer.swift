@@ -88,6 +88,6 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     NavigationPath.$current.withValue(path) {
       toChildState.modify(&state) { effects = child.reduce(into: &$0, action: childAction) }
     }
-    return effects.map(toChildAction.embed).cancellable(childAt: path)
+    return effects.map(toChildAction.embedder).cancellable(childAt: path)
   }
 }

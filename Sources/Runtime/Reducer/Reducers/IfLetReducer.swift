@@ -99,7 +99,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
       child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
     }
     if isEphemeral { state[keyPath: toChildState] = nil }
-    return effects.map(toChildAction.embed).cancellable(childAt: path)
+    return effects.map(toChildAction.embedder).cancellable(childAt: path)
   }
 
   private func reportMissingChild(_ action: Parent.Action) {

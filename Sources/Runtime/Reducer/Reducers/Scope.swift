@@ -65,7 +65,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     switch toChildState {
     case let .keyPath(keyPath):
       return child.reduce(into: &state[keyPath: keyPath], action: childAction)
-        .map(toChildAction.embed)
+        .map(toChildAction.embedder)
     case let .casePath(casePath):
       var effect = Effect<Child.Action>.none
       let found = casePath.modify(&state) { effect = child.reduce(into: &$0, action: childAction) }
@@ -99,7 +99,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
           """, at: location)
         return .none
       }
-      return effect.map(toChildAction.embed)
+      return effect.map(toChildAction.embedder)
     }
   }
 }
