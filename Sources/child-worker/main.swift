@@ -1,1 +1,1 @@
-print("todo")
+print("child-worker: workers arrive with the distribution layer; see README.md")
