@@ -36,6 +36,7 @@ let package = Package(
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
+    .testTarget(name: "TransportTests", dependencies: ["Transport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,113 @@
+/// One message on a connection: a kind that the layer above gives meaning to, and bytes.
+public struct Frame: Equatable, Sendable {
+  public var kind: UInt8
+  public var payload: [UInt8]
+
+  public init(kind: UInt8, payload: [UInt8]) {
+    self.kind = kind
+    self.payload = payload
+  }
+
+  /// Bytes on the wire before the payload: a little-endian 32-bit payload length, then kind.
+  public static let headerSize = 5
+}
+
+/// Frames over a socket: length-prefixed, bounded in size, correct under partial reads and
+/// writes. A frame that is too large or cut short is an error, after which the connection is
+/// unusable and should be dropped; other connections are unaffected.
+///
+/// ```swift
+/// let connection = FramedConnection(socket)
+/// try connection.send([Frame(kind: 1, payload: bytes)])
+/// while let frame = try connection.receive() { ... }
+/// ```
+public final class FramedConnection {
+  public let socket: UnixSocket
+  /// The largest payload accepted from the peer.
+  public let maximumPayload: Int
+
+  private var buffer: [UInt8]
+  private var start = 0
+  private var end = 0
+  private var outgoing: [UInt8] = []
+
+  public init(_ socket: UnixSocket, maximumPayload: Int = 16 << 20) {
+    self.socket = socket
+    self.maximumPayload = maximumPayload
+    self.buffer = [UInt8](repeating: 0, count: 64 << 10)
+  }
+
+  /// Sends one frame.
+  public func send(_ frame: Frame) throws(TransportError) {
+    try send(CollectionOfOne(frame))
+  }
+
+  /// Sends `frames` in one write: many small frames cost one system call.
+  public func send(_ frames: some Collection<Frame>) throws(TransportError) {
+    outgoing.removeAll(keepingCapacity: true)
+    for frame in frames { Self.append(frame, to: &outgoing) }
+    try outgoing.withUnsafeBytes { bytes in
+      Result { () throws(TransportError) in try socket.write(bytes) }
+    }.get()
+  }
+
+  /// Appends the wire form of `frame` to `bytes`.
+  public static func append(_ frame: Frame, to bytes: inout [UInt8]) {
+    let length = UInt32(frame.payload.count)
+    bytes.append(UInt8(truncatingIfNeeded: length))
+    bytes.append(UInt8(truncatingIfNeeded: length >> 8))
+    bytes.append(UInt8(truncatingIfNeeded: length >> 16))
+    bytes.append(UInt8(truncatingIfNeeded: length >> 24))
+    bytes.append(frame.kind)
+    bytes.append(contentsOf: frame.payload)
+  }
+
+  /// The next frame, or nil when the peer closed the connection between frames.
+  public func receive() throws(TransportError) -> Frame? {
+    guard try fill(atLeast: Frame.headerSize, allowingEndOfStream: true) else { return nil }
+    let length =
+      Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
+      | Int(buffer[start + 3]) << 24
+    guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
+    let kind = buffer[start + 4]
+    _ = try fill(atLeast: Frame.headerSize + length, allowingEndOfStream: false)
+    let payload = Array(buffer[(start + Frame.headerSize)..<(start + Frame.headerSize + length)])
+    start += Frame.headerSize + length
+    return Frame(kind: kind, payload: payload)
+  }
+
+  /// True when a whole frame is already buffered, so `receive` will not block.
+  public var hasBufferedFrame: Bool {
+    guard end - start >= Frame.headerSize else { return false }
+    let length =
+      Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
+      | Int(buffer[start + 3]) << 24
+    return end - start >= Frame.headerSize + length
+  }
+
+  /// Reads until `count` bytes are buffered; false at a clean end of stream when allowed.
+  private func fill(atLeast count: Int, allowingEndOfStream: Bool) throws(TransportError) -> Bool {
+    if end - start >= count { return true }
+    if start > 0 {
+      buffer.withUnsafeMutableBufferPointer { bytes in
+        bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
+      }
+      end -= start
+      start = 0
+    }
+    if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+    while end < count {
+      let read = try buffer.withUnsafeMutableBytes { bytes in
+        Result { () throws(TransportError) in
+          try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[end...]))
+        }
+      }.get()
+      if read == 0 {
+        if allowingEndOfStream && end == 0 { return false }
+        throw .truncatedFrame(received: end, expected: count)
+      }
+      end += read
+    }
+    return true
+  }
+}

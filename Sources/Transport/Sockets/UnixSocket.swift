@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A connected `AF_UNIX` stream socket. Reads and writes block the calling thread, which is
+/// what the hot path wants: no thread hop between a request and its reply.
+///
+/// ```swift
+/// let socket = try UnixSocket.connect(to: "/tmp/bulkhead-1234/worker.sock")
+/// try socket.write(bytes)
+/// ```
+public final class UnixSocket {
+  /// The file descriptor; -1 once closed.
+  public private(set) var descriptor: Int32
+
+  init(descriptor: Int32) {
+    self.descriptor = descriptor
+  }
+
+  deinit { close() }
+
+  /// Connects to the socket listening at `path`.
+  public static func connect(to path: String) throws(TransportError) -> UnixSocket {
+    var address = try SocketAddress(path: path)
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard descriptor >= 0 else { throw .system("socket", path) }
+    let socket = UnixSocket(descriptor: descriptor)
+    let result = address.withSockaddr { Glibc.connect(descriptor, $0, $1) }
+    guard result == 0 else {
+      if errno == ECONNREFUSED || errno == ENOENT { throw .connectionRefused(path) }
+      throw .system("connect", path)
+    }
+    return socket
+  }
+
+  /// A connected pair of sockets in this process, for benchmarks and tests.
+  public static func pair() throws(TransportError) -> (UnixSocket, UnixSocket) {
+    var descriptors: [Int32] = [0, 0]
+    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else {
+      throw .system("socketpair", "a socket pair")
+    }
+    return (UnixSocket(descriptor: descriptors[0]), UnixSocket(descriptor: descriptors[1]))
+  }
+
+  /// Writes all of `bytes`, looping over partial writes.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
+    var offset = 0
+    while offset < bytes.count {
+      let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+      if written < 0 {
+        if errno == EINTR { continue }
+        throw .system("send", "socket \(descriptor)")
+      }
+      offset += written
+    }
+  }
+
+  /// Reads up to `buffer.count` bytes; returns 0 at end of stream.
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int {
+    while true {
+      let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+      if count >= 0 { return count }
+      if errno == EINTR { continue }
+      if errno == ECONNRESET { return 0 }
+      throw .system("recv", "socket \(descriptor)")
+    }
+  }
+
+  /// The user and process on the other end, as the kernel saw them connect.
+  public func peerCredentials() throws(TransportError) -> PeerCredentials {
+    // `struct ucred` (pid, uid, gid), which Glibc only declares under _GNU_SOURCE.
+    var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+    guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+      throw .system("getsockopt(SO_PEERCRED)", "socket \(descriptor)")
+    }
+    return PeerCredentials(pid: credentials.pid, uid: credentials.uid)
+  }
+
+  /// Stops further reads and writes; the peer sees end of stream.
+  public func shutdown() {
+    if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+  }
+
+  public func close() {
+    guard descriptor >= 0 else { return }
+    _ = Glibc.close(descriptor)
+    descriptor = -1
+  }
+}
+
+/// Who is on the other end of a Unix socket.
+public struct PeerCredentials: Equatable, Sendable {
+  public let pid: pid_t
+  public let uid: uid_t
+}
+
+/// A `sockaddr_un` for a filesystem path, checked against the kernel's length limit.
+struct SocketAddress {
+  private var storage = sockaddr_un()
+
+  static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+  init(path: String) throws(TransportError) {
+    let bytes = Array(path.utf8)
+    guard bytes.count <= Self.maximumPathLength else {
+      throw .pathTooLong(path: path, length: bytes.count, limit: Self.maximumPathLength)
+    }
+    storage.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &storage.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+  }
+
+  mutating func withSockaddr<Result>(
+    _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+  ) -> Result {
+    withUnsafePointer(to: &storage) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+  }
+}

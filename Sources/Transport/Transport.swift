@@ -1,1 +1,0 @@
-// Transport: filled in by the transport work.
