@@ -18,8 +18,14 @@ let package = Package(
     .executable(name: "bulkhead-benchmark", targets: ["bulkhead-benchmark"]),
   ],
   targets: [
+    // The Linux calls Swift cannot import: the parent-death signal, pidfd_open.
+    .target(name: "CSystem"),
     // Bytes and processes: sockets, framing, codec, launching workers. Knows no reducers.
-    .target(name: "Transport", path: "Sources/Transport", swiftSettings: crossModuleOptimization),
+    .target(
+      name: "Transport", dependencies: ["CSystem"], path: "Sources/Transport",
+      swiftSettings: crossModuleOptimization),
+    // A worker for the transport's own tests: authenticates, then echoes frames.
+    .executableTarget(name: "transport-echo-worker", dependencies: ["Transport"]),
     // Reducers: the in-process core and the distribution layer. The module is named
     // `Bulkhead` because the toolchain already ships a module called `Runtime`.
     .target(
@@ -36,7 +42,7 @@ let package = Package(
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
-    .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+    .testTarget(name: "TransportTests", dependencies: ["Transport", "transport-echo-worker"]),
   ],
   swiftLanguageModes: [.v6]
 )

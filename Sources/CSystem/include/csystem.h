@@ -1,0 +1,13 @@
+// The few Linux calls Swift cannot import directly (variadic, or hidden behind _GNU_SOURCE).
+#ifndef BULKHEAD_CSYSTEM_H
+#define BULKHEAD_CSYSTEM_H
+
+#include <sys/types.h>
+
+/// Asks the kernel to send `signal` to this process when its parent dies.
+int bulkhead_set_parent_death_signal(int signal);
+
+/// A file descriptor that becomes readable when process `pid` exits, or -1.
+int bulkhead_pidfd_open(pid_t pid);
+
+#endif

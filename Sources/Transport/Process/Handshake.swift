@@ -1,0 +1,69 @@
+import CSystem
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The first exchange on a new connection: the worker sends its launch secret, the host checks
+/// it and the kernel's word on who connected (same user; the launched process, when known),
+/// and answers. Anything else is refused and the connection closed.
+public enum Handshake {
+  static let helloKind: UInt8 = 0xF0
+  static let welcomeKind: UInt8 = 0xF1
+
+  /// The worker's side: send the secret, wait for the welcome.
+  public static func introduce(on connection: FramedConnection, secret: LaunchSecret) throws(TransportError) {
+    try connection.send(Frame(kind: helloKind, payload: Array(secret.text.utf8)))
+    guard let reply = try connection.receive(), reply.kind == welcomeKind else {
+      throw .authenticationFailed("the host did not welcome this worker")
+    }
+  }
+
+  /// The host's side: check the peer, then welcome it. Waits at most `timeout` seconds for
+  /// the secret, so a silent client cannot hold the listener.
+  public static func verify(
+    _ connection: FramedConnection, secret: LaunchSecret, expectedPID: pid_t? = nil,
+    timeout: Int = 5
+  ) throws(TransportError) -> PeerCredentials {
+    let credentials = try connection.socket.peerCredentials()
+    guard credentials.uid == getuid() else {
+      connection.socket.close()
+      throw .authenticationFailed("peer uid \(credentials.uid) is not this user's (\(getuid()))")
+    }
+    if let expectedPID, credentials.pid != expectedPID {
+      connection.socket.close()
+      throw .authenticationFailed("peer pid \(credentials.pid) is not the launched worker's (\(expectedPID))")
+    }
+    var limit = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(connection.socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    defer {
+      var none = timeval(tv_sec: 0, tv_usec: 0)
+      setsockopt(connection.socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+    }
+    let hello: Frame?
+    do {
+      hello = try connection.receive()
+    } catch {
+      connection.socket.close()
+      throw .authenticationFailed("no valid hello from pid \(credentials.pid): \(error)")
+    }
+    guard let hello, hello.kind == helloKind, secret.matches(hello.payload) else {
+      connection.socket.close()
+      throw .authenticationFailed("pid \(credentials.pid) did not present the launch secret")
+    }
+    try connection.send(Frame(kind: welcomeKind, payload: []))
+    return credentials
+  }
+}
+
+/// Waits for a process to exit without polling: a pidfd becomes readable when it does.
+public enum ProcessWatch {
+  /// Blocks until process `pid` has exited (or was never there); false if it is still
+  /// running after `milliseconds`.
+  public static func waitForExit(of pid: pid_t, milliseconds: Int32) -> Bool {
+    let descriptor = bulkhead_pidfd_open(pid)
+    guard descriptor >= 0 else { return true }
+    defer { close(descriptor) }
+    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&request, 1, milliseconds) == 1
+  }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Transport
+
+// A worker for the transport's tests. It proves itself to the host, then echoes every frame
+// back. A frame of kind 0xEE makes it exit with status 3.
+//
+//   transport-echo-worker              echo
+//   transport-echo-worker --spawn PATH  start another echo worker, print its pid, then wait
+
+let launch: WorkerLaunch
+do {
+  launch = try WorkerLaunch.receive()
+} catch {
+  FileHandle.standardError.write(Data("echo-worker: \(error)\n".utf8))
+  exit(2)
+}
+
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--spawn" {
+  let child = try WorkerProcess(
+    name: "grandchild", executable: URL(fileURLWithPath: CommandLine.arguments[2]),
+    socketPath: launch.socketPath, secret: launch.secret
+  ) { _ in }
+  FileHandle.standardOutput.write(Data("child \(child.pid)\n".utf8))
+  _ = await child.waitForExit()
+  exit(0)
+}
+
+FileHandle.standardOutput.write(Data("echo worker \(ProcessInfo.processInfo.processIdentifier) ready\n".utf8))
+do {
+  let connection = try launch.connect()
+  while let frame = try connection.receive() {
+    if frame.kind == 0xEE { exit(3) }
+    try connection.send(frame)
+  }
+} catch {
+  FileHandle.standardError.write(Data("echo-worker: \(error)\n".utf8))
+  exit(1)
+}
