@@ -25,7 +25,8 @@ let package = Package(
       name: "Transport", dependencies: ["CSystem"], path: "Sources/Transport",
       swiftSettings: crossModuleOptimization),
     // A worker for the transport's own tests: authenticates, then echoes frames.
-    .executableTarget(name: "transport-echo-worker", dependencies: ["Transport"]),
+    .executableTarget(name: "transport-echo-worker", dependencies: ["Transport", "TransportTestSupport"]),
+    .target(name: "TransportTestSupport", dependencies: ["Transport"]),
     // Reducers: the in-process core and the distribution layer. The module is named
     // `Bulkhead` because the toolchain already ships a module called `Runtime`.
     .target(
@@ -42,7 +43,7 @@ let package = Package(
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
-    .testTarget(name: "TransportTests", dependencies: ["Transport", "transport-echo-worker"]),
+    .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],
   swiftLanguageModes: [.v6]
 )

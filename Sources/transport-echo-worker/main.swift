@@ -1,11 +1,13 @@
 import Foundation
 import Transport
+import TransportTestSupport
 
 // A worker for the transport's tests. It proves itself to the host, then echoes every frame
 // back. A frame of kind 0xEE makes it exit with status 3.
 //
 //   transport-echo-worker              echo
 //   transport-echo-worker --spawn PATH  start another echo worker, print its pid, then wait
+//   transport-echo-worker --actors      host a `Calculator` distributed actor
 
 let launch: WorkerLaunch
 do {
@@ -23,6 +25,15 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--spawn" {
   FileHandle.standardOutput.write(Data("child \(child.pid)\n".utf8))
   _ = await child.waitForExit()
   exit(0)
+}
+
+if CommandLine.arguments.dropFirst() == ["--actors"] {
+  let system = SocketActorSystem(connection: try launch.connect())
+  let calculator = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+  FileHandle.standardOutput.write(Data("hosting \(Calculator.id)\n".utf8))
+  // Serve until the host closes standard input.
+  while true { try await Task.sleep(for: .seconds(3600)) }
+  withExtendedLifetime(calculator) {}
 }
 
 FileHandle.standardOutput.write(Data("echo worker \(ProcessInfo.processInfo.processIdentifier) ready\n".utf8))

@@ -1,0 +1,56 @@
+import Distributed
+import Foundation
+import Testing
+import Transport
+import TransportTestSupport
+
+private let echoWorker = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  .appendingPathComponent("transport-echo-worker")
+
+/// A host-side actor system connected to a worker that hosts a `Calculator`.
+private func connectToCalculatorWorker(
+  callTimeout: Duration = .seconds(10)
+) throws -> (SocketActorSystem, Calculator, WorkerProcess, SocketDirectory) {
+  let directory = try SocketDirectory.create()
+  let listener = try UnixListener(path: directory.path(for: "actors"))
+  let secret = LaunchSecret.random()
+  let worker = try WorkerProcess(
+    name: "actors", executable: echoWorker, arguments: ["--actors"], socketPath: listener.path,
+    secret: secret) { _ in }
+  let connection = FramedConnection(try listener.accept())
+  _ = try Handshake.verify(connection, secret: secret, expectedPID: worker.pid)
+  let system = SocketActorSystem(connection: connection, callTimeout: callTimeout)
+  return (system, try Calculator.resolve(id: Calculator.id, using: system), worker, directory)
+}
+
+@Suite(.serialized) struct ActorSystemTests {
+  @Test func callsReturnValuesAndCarryErrorsBackInOrder() async throws {
+    let (system, calculator, worker, directory) = try connectToCalculatorWorker()
+    defer { directory.remove() }
+    #expect(try await calculator.add(2, 3) == 5)
+    for value in 1...20 { _ = try await calculator.record(value) }
+    #expect(try await calculator.record(21) == Array(1...21))
+    await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
+    system.close()
+    worker.closeInput()
+    _ = await worker.waitForExit()
+  }
+
+  @Test func aCallPastItsDeadlineFails() async throws {
+    let (system, calculator, worker, directory) = try connectToCalculatorWorker(callTimeout: .milliseconds(200))
+    defer { directory.remove() }
+    await #expect(throws: RemoteCallError.self) { try await calculator.hang() }
+    system.close()
+    worker.kill()
+    _ = await worker.waitForExit()
+  }
+
+  @Test func peerDeathFailsTheCallsInFlightAtOnce() async throws {
+    let (_, calculator, worker, directory) = try connectToCalculatorWorker(callTimeout: .seconds(3600))
+    defer { directory.remove() }
+    let hanging = Task { try await calculator.hang() }
+    worker.kill()
+    await #expect(throws: RemoteCallError.peerDisconnected) { try await hanging.value }
+    _ = await worker.waitForExit()
+  }
+}
