@@ -39,7 +39,8 @@ let package = Package(
     .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples"]),
     .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples"]),
     .executableTarget(
-      name: "bulkhead-benchmark", dependencies: ["Bulkhead", "Examples", "Transport"],
+      name: "bulkhead-benchmark",
+      dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "csystem.h"
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,4 +11,11 @@ int bulkhead_set_parent_death_signal(int signal) {
 
 int bulkhead_pidfd_open(pid_t pid) {
   return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int bulkhead_pin_to_cpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof(set), &set);
 }

@@ -2,6 +2,16 @@ import Bulkhead
 import BulkheadTesting
 import Testing
 
+/// An effect that sends `action` every second of `clock`, until cancelled.
+private func ticking<Action: Sendable>(on clock: any Clock<Duration>, sending action: Action) -> Effect<Action> {
+  .run { send in
+    while true {
+      try await clock.sleep(for: .seconds(1))
+      await send(action)
+    }
+  }
+}
+
 /// A child with a ticking effect under a cancel id that its parent also uses for its own.
 private struct Ticker: Reducer {
   struct State: Equatable, Identifiable {
@@ -15,13 +25,8 @@ private struct Ticker: Reducer {
   func reduce(into state: inout State, action: Action) -> Effect<Action> {
     switch action {
     case .start:
-      return .run { [clock] send in
-        while true {
-          try await clock.sleep(for: .seconds(1))
-          await send(.tick)
-        }
-      }
-      .cancellable(id: CancelID.ticking, cancelInFlight: true)
+      return ticking(on: clock, sending: .tick)
+        .cancellable(id: CancelID.ticking, cancelInFlight: true)
     case .stop:
       return .cancel(id: CancelID.ticking)
     case .tick:
@@ -49,13 +54,7 @@ private struct Parent: Reducer {
     Reduce { state, action in
       switch action {
       case .start:
-        return .run { [clock] send in
-          while true {
-            try await clock.sleep(for: .seconds(1))
-            await send(.tick)
-          }
-        }
-        .cancellable(id: Ticker.CancelID.ticking)
+        return ticking(on: clock, sending: .tick).cancellable(id: Ticker.CancelID.ticking)
       case .stopAll:
         return .cancel(id: Ticker.CancelID.ticking)
       case .tick:

@@ -10,4 +10,7 @@ int bulkhead_set_parent_death_signal(int signal);
 /// A file descriptor that becomes readable when process `pid` exits, or -1.
 int bulkhead_pidfd_open(pid_t pid);
 
+/// Pins this process (and the children it starts afterwards) to CPU `cpu`.
+int bulkhead_pin_to_cpu(int cpu);
+
 #endif
