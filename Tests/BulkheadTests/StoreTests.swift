@@ -70,6 +70,30 @@ import Testing
     struct Failure: Error {}
   }
 
+  struct Awaiting: Reducer {
+    struct State: Equatable { var log: [String] = [] }
+    enum Action: Equatable, Sendable { case start, first, followUp, second }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      state.log.append("\(action)")
+      switch action {
+      case .start:
+        return .run { send in
+          await send(.first)
+          await send(.second)
+        }
+      case .first: return .send(.followUp)
+      case .followUp, .second: return .none
+      }
+    }
+  }
+
+  @Test func awaitingSendInAnEffectReturnsAfterTheActionAndItsSynchronousFollowUps() async {
+    let store = Store(initialState: Awaiting.State()) { Awaiting() }
+    await store.send(.start).finish()
+    #expect(store.state.log == ["start", "first", "followUp", "second"])
+  }
+
   @Test func concatenatedEffectsRunInOrder() async {
     let store = Store(initialState: Effects.State()) { Effects() }
     await store.send(.concatenated).finish()
@@ -104,10 +128,17 @@ import Testing
   }
 
   @Test func droppingTheStoreCancelsItsEffects() async {
-    var store: Store? = Store(initialState: Effects.State()) { Effects() }
+    let cancelled = Log<Bool>()
+    var store: Store? = Store(initialState: Effects.State()) {
+      Reduce<Effects.State, Effects.Action> { _, _ in
+        .run { _ in
+          do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.append(true) }
+        }
+      }
+    }
     let task = store!.send(.forever)
     store = nil
     await task.finish()
-    #expect(store == nil)
+    #expect(cancelled.all == [true])
   }
 }
