@@ -76,15 +76,6 @@ public final class FramedConnection {
     return Frame(kind: kind, payload: payload)
   }
 
-  /// True when a whole frame is already buffered, so `receive` will not block.
-  public var hasBufferedFrame: Bool {
-    guard end - start >= Frame.headerSize else { return false }
-    let length =
-      Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
-      | Int(buffer[start + 3]) << 24
-    return end - start >= Frame.headerSize + length
-  }
-
   /// Reads until `count` bytes are buffered; false at a clean end of stream when allowed.
   private func fill(atLeast count: Int, allowingEndOfStream: Bool) throws(TransportError) -> Bool {
     if end - start >= count { return true }
