@@ -37,7 +37,9 @@ final class Node {
 
   static func encode(_ value: some Encodable, codingPath: [any CodingKey]) throws -> Node {
     let node = Node()
-    if let bytes = BinaryPrimitives.bytes(of: value) {
+    if let primitive = value as? any BinaryPrimitive {
+      var bytes: [UInt8] = []
+      primitive.write(to: &bytes)
       node.content = .bytes(bytes)
     } else {
       try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
@@ -54,7 +56,7 @@ final class Node {
     case let .keyed(entries):
       VarInt.write(UInt64(entries.count), to: &output)
       for (key, value) in entries {
-        BinaryPrimitives.write(key, to: &output)
+        key.write(to: &output)
         value.writeDelimited(to: &output)
       }
     case let .unkeyed(elements):
@@ -63,11 +65,45 @@ final class Node {
     }
   }
 
+  /// How many bytes `write` produces; measured once, so that a value's length can be written
+  /// before the value without a temporary buffer.
+  private var size: Int {
+    if let cachedSize { return cachedSize }
+    let size: Int
+    switch content {
+    case .empty:
+      size = 0
+    case let .bytes(bytes):
+      size = bytes.count
+    case let .keyed(entries):
+      size = entries.reduce(Self.varIntSize(entries.count)) { total, entry in
+        let keyLength = entry.key.utf8.count
+        return total + Self.varIntSize(keyLength) + keyLength + entry.value.delimitedSize
+      }
+    case let .unkeyed(elements):
+      size = elements.reduce(Self.varIntSize(elements.count)) { $0 + $1.delimitedSize }
+    }
+    cachedSize = size
+    return size
+  }
+
+  private var cachedSize: Int?
+
+  private var delimitedSize: Int { Self.varIntSize(size) + size }
+
   private func writeDelimited(to output: inout [UInt8]) {
-    var body: [UInt8] = []
-    write(to: &body)
-    VarInt.write(UInt64(body.count), to: &output)
-    output.append(contentsOf: body)
+    VarInt.write(UInt64(size), to: &output)
+    write(to: &output)
+  }
+
+  private static func varIntSize(_ value: Int) -> Int {
+    var value = UInt64(value)
+    var size = 1
+    while value >= 0x80 {
+      value >>= 7
+      size += 1
+    }
+    return size
   }
 }
 

@@ -20,44 +20,68 @@ enum VarInt {
   }
 }
 
-/// How primitive values are laid out, in both directions.
-enum BinaryPrimitives {
-  static func write(_ string: String, to output: inout [UInt8]) {
-    let utf8 = string.utf8
-    VarInt.write(UInt64(utf8.count), to: &output)
-    output.append(contentsOf: utf8)
-  }
+/// A value the codec lays out itself instead of through `Codable` containers. One dynamic
+/// cast to this protocol tells the encoder whether a value is primitive.
+protocol BinaryPrimitive {
+  func write(to output: inout [UInt8])
+}
 
-  /// The bytes of `value` if it is a primitive, else nil.
-  static func bytes(of value: some Encodable) -> [UInt8]? {
-    var output: [UInt8] = []
-    switch value {
-    case let value as Bool: output.append(value ? 1 : 0)
-    case let value as String: write(value, to: &output)
-    case let value as Int: VarInt.write(VarInt.zigzag(Int64(value)), to: &output)
-    case let value as Int8: VarInt.write(VarInt.zigzag(Int64(value)), to: &output)
-    case let value as Int16: VarInt.write(VarInt.zigzag(Int64(value)), to: &output)
-    case let value as Int32: VarInt.write(VarInt.zigzag(Int64(value)), to: &output)
-    case let value as Int64: VarInt.write(VarInt.zigzag(value), to: &output)
-    case let value as UInt: VarInt.write(UInt64(value), to: &output)
-    case let value as UInt8: VarInt.write(UInt64(value), to: &output)
-    case let value as UInt16: VarInt.write(UInt64(value), to: &output)
-    case let value as UInt32: VarInt.write(UInt64(value), to: &output)
-    case let value as UInt64: VarInt.write(value, to: &output)
-    case let value as Float: appendLittleEndian(UInt64(value.bitPattern), bytes: 4, to: &output)
-    case let value as Double: appendLittleEndian(value.bitPattern, bytes: 8, to: &output)
-    case let value as Data:
-      VarInt.write(UInt64(value.count), to: &output)
-      output.append(contentsOf: value)
-    case let value as [UInt8]:
-      VarInt.write(UInt64(value.count), to: &output)
-      output.append(contentsOf: value)
-    default: return nil
+extension Bool: BinaryPrimitive {
+  func write(to output: inout [UInt8]) { output.append(self ? 1 : 0) }
+}
+
+extension String: BinaryPrimitive {
+  func write(to output: inout [UInt8]) {
+    var copy = self
+    copy.withUTF8 { utf8 in
+      VarInt.write(UInt64(utf8.count), to: &output)
+      output.append(contentsOf: utf8)
     }
-    return output
   }
+}
 
-  private static func appendLittleEndian(_ value: UInt64, bytes: Int, to output: inout [UInt8]) {
-    for index in 0..<bytes { output.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
+extension Int: BinaryPrimitive {}
+extension Int8: BinaryPrimitive {}
+extension Int16: BinaryPrimitive {}
+extension Int32: BinaryPrimitive {}
+extension Int64: BinaryPrimitive {}
+
+extension BinaryPrimitive where Self: FixedWidthInteger & SignedInteger {
+  func write(to output: inout [UInt8]) { VarInt.write(VarInt.zigzag(Int64(self)), to: &output) }
+}
+
+extension UInt: BinaryPrimitive {}
+extension UInt8: BinaryPrimitive {}
+extension UInt16: BinaryPrimitive {}
+extension UInt32: BinaryPrimitive {}
+extension UInt64: BinaryPrimitive {}
+
+extension BinaryPrimitive where Self: FixedWidthInteger & UnsignedInteger {
+  func write(to output: inout [UInt8]) { VarInt.write(UInt64(self), to: &output) }
+}
+
+extension Float: BinaryPrimitive {
+  func write(to output: inout [UInt8]) {
+    withUnsafeBytes(of: bitPattern.littleEndian) { output.append(contentsOf: $0) }
+  }
+}
+
+extension Double: BinaryPrimitive {
+  func write(to output: inout [UInt8]) {
+    withUnsafeBytes(of: bitPattern.littleEndian) { output.append(contentsOf: $0) }
+  }
+}
+
+extension Data: BinaryPrimitive {
+  func write(to output: inout [UInt8]) {
+    VarInt.write(UInt64(count), to: &output)
+    output.append(contentsOf: self)
+  }
+}
+
+extension Array: BinaryPrimitive where Element == UInt8 {
+  func write(to output: inout [UInt8]) {
+    VarInt.write(UInt64(count), to: &output)
+    output.append(contentsOf: self)
   }
 }
