@@ -30,6 +30,19 @@ extension Effect {
     Self(.cancel(CancelKey(path: path)))
   }
 
+  /// The effects of a child and then its parent, plus the cancellation of the child's effects
+  /// when the parent removed the child or replaced it by one of another identity.
+  static func childThenParent(
+    _ childEffects: Self, _ parentEffects: Self,
+    identityBefore: ChildIdentity?, identityAfter: ChildIdentity?
+  ) -> Self {
+    guard let identityBefore, identityBefore != identityAfter else {
+      return childEffects.merge(with: parentEffects)
+    }
+    let path = NavigationPath.current.appending(identityBefore)
+    return .merge(childEffects, parentEffects, .cancel(childAt: path))
+  }
+
   /// Tags every effect of this child with its place in the tree, so removing the child can
   /// cancel them all.
   func cancellable(childAt path: NavigationPath) -> Self {

@@ -38,11 +38,9 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let childEffects = reduceChild(into: &state, action: action)
     let identityBefore = childIdentity(in: state)
     let parentEffects = parent.reduce(into: &state, action: action)
-    guard let identityBefore, identityBefore != childIdentity(in: state) else {
-      return childEffects.merge(with: parentEffects)
-    }
-    let path = NavigationPath.current.appending(identityBefore)
-    return .merge(childEffects, parentEffects, .cancel(childAt: path))
+    return .childThenParent(
+      childEffects, parentEffects, identityBefore: identityBefore,
+      identityAfter: childIdentity(in: state))
   }
 
   private func childIdentity(in state: Parent.State) -> ChildIdentity? {
