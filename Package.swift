@@ -36,8 +36,8 @@ let package = Package(
     .target(name: "BulkheadTesting", dependencies: ["Bulkhead"]),
     // The seed programs, shared by the executables, the tests and the benchmark.
     .target(name: "Examples", dependencies: ["Bulkhead"], swiftSettings: crossModuleOptimization),
-    .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples"]),
-    .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples"]),
+    .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples", "Transport"]),
+    .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples", "Transport"]),
     .executableTarget(
       name: "bulkhead-benchmark",
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],

@@ -7,7 +7,10 @@ public struct ExampleApp: Sendable {
   public let name: String
   /// One line on what the app shows.
   public let summary: String
-  private let script: @MainActor @Sendable (_ log: @escaping (String) -> Void) async -> Void
+  /// The app's root reducer, which the host and every worker build alike.
+  public let root: @Sendable () -> any Reducer
+  private let script:
+    @MainActor @Sendable (_ composition: Composition?, _ log: @escaping (String) -> Void) async -> Void
 
   /// An app that sends `actions` in turn; with `awaitingEffects`, each action's effects
   /// finish before the next is sent, otherwise they run on and are cancelled at the end.
@@ -17,8 +20,11 @@ public struct ExampleApp: Sendable {
   ) where R.State: Sendable {
     self.name = name
     self.summary = summary
-    self.script = { log in
-      let store = Store(initialState: initialState) { reducer() }
+    self.root = reducer
+    self.script = { composition, log in
+      let store = Store(initialState: initialState) {
+        if let composition { composition.compose(reducer()) } else { reducer() }
+      }
       log("state: \(initialState)")
       for action in actions {
         log("→ \(action)")
@@ -29,11 +35,15 @@ public struct ExampleApp: Sendable {
     }
   }
 
-  /// Runs the script, handing each line of output to `log`.
+  /// Runs the script, handing each line of output to `log`; with `composition`, the boundaries
+  /// it places run in its workers.
   @MainActor
-  public func run(log: @escaping (String) -> Void) async {
-    await script(log)
+  public func run(in composition: Composition? = nil, log: @escaping (String) -> Void) async {
+    await script(composition, log)
   }
+
+  /// The boundaries of the app's reducer tree, which a placement can name.
+  public var boundaries: [BoundaryDescription] { root().boundaries }
 
   /// Every example app, in the order `compose.sh list` shows them.
   public static let all: [ExampleApp] = [

@@ -1,26 +1,85 @@
+import Bulkhead
 import Examples
 import Foundation
+import Transport
 
-// The host process: runs an example app and owns its root state.
+// The host process: runs an example app, owns its root state, and starts a worker process for
+// every boundary its placement file names.
 //
 //   parent-host --list
-//   parent-host --app two-counters
+//   parent-host --boundaries two-counters
+//   parent-host --app two-counters [--placement placements/two-counters.placement]
 
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("parent-host: \(message)\n".utf8))
   exit(64)
 }
 
+func app(named name: String) -> ExampleApp {
+  guard let app = ExampleApp.named(name) else {
+    fail("no app named \"\(name)\"; run \"parent-host --list\" for the names")
+  }
+  return app
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.isEmpty || arguments == ["--list"] {
-  for app in ExampleApp.all { print("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)") }
+switch arguments.first {
+case nil, "--list":
+  for app in ExampleApp.all {
+    print("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)")
+  }
   exit(0)
+case "--boundaries" where arguments.count == 2:
+  for boundary in app(named: arguments[1]).boundaries { print(boundary) }
+  exit(0)
+case "--app" where arguments.count == 2 || (arguments.count == 4 && arguments[2] == "--placement"):
+  break
+default:
+  fail("usage: parent-host --list | --boundaries NAME | --app NAME [--placement FILE]")
 }
-guard arguments.count == 2, arguments[0] == "--app" else {
-  fail("usage: parent-host --list | --app NAME")
+
+let selected = app(named: arguments[1])
+let host = ProcessInfo.processInfo.processIdentifier
+let placement: Placement
+do {
+  placement = arguments.count == 4 ? try Placement(contentsOf: arguments[3]) : .inProcess
+} catch {
+  fail("\(error)")
 }
-guard let app = ExampleApp.named(arguments[1]) else {
-  fail("no app named \"\(arguments[1])\"; run \"parent-host --list\" for the names")
+let workerExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  .deletingLastPathComponent().appendingPathComponent("child-worker")
+let command = WorkerCommand(executable: workerExecutable) { boundary in
+  ["--app", selected.name, "--boundary", boundary]
 }
-print("app \(app.name) (pid \(ProcessInfo.processInfo.processIdentifier)): every boundary in this process")
-await app.run { print($0) }
+let composition: Composition
+do {
+  composition = try Composition(
+    root: selected.root(), placement: placement, command: command,
+    onEvent: { print("  [event] \($0)") },
+    onOutput: { print("  [\($0.worker) \($0.stream.rawValue)] \($0.text)") })
+} catch {
+  fail("\(error)")
+}
+
+// Ctrl-C and SIGTERM stop the workers and remove the sockets before the host exits.
+signal(SIGINT, SIG_IGN)
+signal(SIGTERM, SIG_IGN)
+let signals = [SIGINT, SIGTERM].map { number in
+  let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+  source.setEventHandler {
+    print("host: signal \(number), stopping the workers")
+    composition.shutdown()
+    exit(130)
+  }
+  source.resume()
+  return source
+}
+
+print("app \(selected.name): host pid \(host), placement \(placement.file)")
+for process in composition.processes {
+  print("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(process.pids.map(String.init).joined(separator: ", "))")
+}
+if composition.processes.isEmpty { print("  every boundary in the host process") }
+await selected.run(in: composition) { print($0) }
+composition.shutdown()
+withExtendedLifetime(signals) {}

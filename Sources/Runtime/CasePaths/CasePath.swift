@@ -17,7 +17,13 @@ public struct CasePath<Root, Value>: Sendable {
     /// One enum case: read through the enum's layout, with no closure to allocate.
     case enumCase(EnumLayout)
     /// Anything else, as a function.
-    case function(@Sendable (Root) -> Value?)
+    case function(@Sendable (Root) -> Value?, naming: Naming?)
+  }
+
+  /// How a path made of several cases names itself: `"internal.child"`.
+  struct Naming: Sendable {
+    let name: @Sendable (Root) -> String?
+    let staticName: String?
   }
 
   private let embedding: @Sendable (Value) -> Root
@@ -41,8 +47,15 @@ public struct CasePath<Root, Value>: Sendable {
   public init(
     embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?
   ) {
+    self.init(embed: embed, extract: extract, naming: nil)
+  }
+
+  private init(
+    embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
+    naming: Naming?
+  ) {
     embedding = embed
-    extraction = .function(extract)
+    extraction = .function(extract, naming: naming)
   }
 
   /// Wraps `value` in the case.
@@ -55,7 +68,7 @@ public struct CasePath<Root, Value>: Sendable {
   /// The payload of `root` if it has this path's case, otherwise nil.
   public func extract(from root: Root) -> Value? {
     switch extraction {
-    case let .function(extract):
+    case let .function(extract, _):
       return extract(root)
     case let .enumCase(layout):
       let tag = layout.tag(of: root)
@@ -84,9 +97,41 @@ public struct CasePath<Root, Value>: Sendable {
   /// CasePath(Action.internal).appending(Action.InternalAction.child)
   /// ```
   public func appending<Leaf>(_ next: CasePath<Value, Leaf>) -> CasePath<Root, Leaf> {
-    CasePath<Root, Leaf>(
+    let naming = CasePath<Root, Leaf>.Naming(
+      name: { [self] root in
+        guard let outer = name(in: root), let value = extract(from: root),
+          let inner = next.name(in: value)
+        else { return nil }
+        return "\(outer).\(inner)"
+      },
+      staticName: staticName.flatMap { outer in next.staticName.map { "\(outer).\($0)" } })
+    return CasePath<Root, Leaf>(
       embed: { [embedding] leaf in embedding(next.embed(leaf)) },
-      extract: { [self] root in extract(from: root).flatMap(next.extract(from:)) })
+      extract: { [self] root in extract(from: root).flatMap(next.extract(from:)) },
+      naming: naming)
+  }
+
+  /// The name of the case `root` has, as written in its enum, when `root` is on this path:
+  /// `"counter1"` for `.counter1(.incrementButtonTapped)`, dotted for a path of several cases.
+  func name(in root: Root) -> String? {
+    switch extraction {
+    case let .enumCase(layout): layout.cases[Int(layout.tag(of: root))].name
+    case let .function(_, naming): naming?.name(root)
+    }
+  }
+
+  /// The name of this path's case, found without a value: from the case's payload type when
+  /// no other case has it, otherwise by embedding a sample payload.
+  var staticName: String? {
+    switch extraction {
+    case let .function(_, naming):
+      return naming?.staticName
+    case let .enumCase(layout):
+      let candidates = layout.cases.filter { $0.payloadType == ObjectIdentifier(Value.self) }
+      if candidates.count == 1 { return candidates[0].name }
+      guard let sample = EnumLayout.of(Value.self)?.sample(Value.self) else { return nil }
+      return layout.cases[Int(layout.tag(of: embedding(sample)))].name
+    }
   }
 
   /// A path one case deeper, named by the inner case itself.

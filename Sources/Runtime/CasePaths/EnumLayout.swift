@@ -14,17 +14,21 @@ import Synchronization
 final class EnumLayout: Sendable {
   /// The payload of one case: its exact static type, and whether it is stored out of line.
   struct Case: Sendable {
+    let name: String
     let payloadType: ObjectIdentifier?
     let isIndirect: Bool
   }
 
+  /// Cases with payload bytes in declaration order, then the others, indexed by tag.
   let cases: [Case]
+  let payloadCaseCount: Int
   // Function pointers into the immortal, immutable metadata of the enum type.
   private let witnesses: EnumWitnesses
 
-  private init(witnesses: EnumWitnesses, cases: [Case]) {
+  private init(witnesses: EnumWitnesses, cases: [Case], payloadCaseCount: Int) {
     self.witnesses = witnesses
     self.cases = cases
+    self.payloadCaseCount = payloadCaseCount
   }
 
   /// The layout of `Root`, or nil when `Root` is not an enum.
@@ -58,6 +62,22 @@ final class EnumLayout: Sendable {
     }
   }
 
+  /// A value of `Root` with its first case that has no payload bytes, if there is one: enough to
+  /// tell apart the cases an embed function builds, without a real payload at hand.
+  func sample<Root>(_: Root.Type) -> Root? {
+    guard payloadCaseCount < cases.count else { return nil }
+    let size = MemoryLayout<Root>.size
+    return withUnsafeTemporaryAllocation(
+      byteCount: max(size, 1), alignment: MemoryLayout<Root>.alignment
+    ) { buffer in
+      let base = buffer.baseAddress!
+      base.initializeMemory(as: UInt8.self, repeating: 0, count: buffer.count)
+      witnesses.destructiveInjectEnumTag(base, UInt32(payloadCaseCount), witnesses.metadata)
+      // A case without payload bytes holds no references, so a bitwise copy is a valid value.
+      return base.load(as: Root.self)
+    }
+  }
+
   private convenience init?<Root>(reflecting _: Root.Type) {
     let metadata = unsafeBitCast(Root.self as Any.Type, to: UnsafeRawPointer.self)
     let kind = metadata.load(as: Int.self)
@@ -76,8 +96,9 @@ final class EnumLayout: Sendable {
     for index in 0..<fieldCount {
       let record = fields.advanced(by: 16 + index * recordSize)
       let flags = record.load(as: UInt32.self)
+      let name = String(cString: relativeTarget(record.advanced(by: 8)).assumingMemoryBound(to: CChar.self))
       guard record.load(fromByteOffset: 4, as: Int32.self) != 0 else {
-        emptyCases.append(Case(payloadType: nil, isIndirect: false))
+        emptyCases.append(Case(name: name, payloadType: nil, isIndirect: false))
         continue
       }
       let typeName = relativeTarget(record.advanced(by: 4)).assumingMemoryBound(to: UInt8.self)
@@ -85,6 +106,7 @@ final class EnumLayout: Sendable {
         typeName, UInt(mangledNameLength(typeName)), descriptor, genericArguments)
       let isIndirect = flags & 0x1 != 0
       let payload = Case(
+        name: name,
         payloadType: type.map { ObjectIdentifier(unsafeBitCast($0, to: Any.Type.self)) },
         isIndirect: isIndirect)
       // The compiler lays out a case whose payload has no bytes as a case without payload,
@@ -96,7 +118,8 @@ final class EnumLayout: Sendable {
       }
     }
     guard payloadCases.count == payloadCaseCount else { return nil }
-    self.init(witnesses: witnesses, cases: payloadCases + emptyCases)
+    self.init(
+      witnesses: witnesses, cases: payloadCases + emptyCases, payloadCaseCount: payloadCases.count)
   }
 }
 

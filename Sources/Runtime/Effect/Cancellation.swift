@@ -62,13 +62,21 @@ struct CancelKey: Hashable, Sendable {
   }
 
   init(path: NavigationPath) {
-    self.id = nil
+    self.init(id: nil, path: path)
+  }
+
+  init(id: AnyHashableSendable?, path: NavigationPath) {
+    self.id = id
     self.path = path
   }
 
   /// True when cancelling `self` reaches an effect registered under `key`: same identifier,
-  /// and `key` lives here or below.
+  /// and `key` lives here or below. An identifier that came from a worker matches by its
+  /// description.
   func covers(_ key: CancelKey) -> Bool {
-    id == key.id && key.path.hasPrefix(path)
+    guard key.path.hasPrefix(path) else { return false }
+    if id == key.id { return true }
+    guard let id, let foreign = key.id?.base.base as? ForeignHashable else { return false }
+    return foreign == ForeignHashable(describing: id)
   }
 }

@@ -9,7 +9,7 @@
 /// }
 /// ```
 public struct Send<Action: Sendable>: Sendable {
-  let body: @MainActor @Sendable (Action) -> Void
+  let body: @Sendable (Action) async -> Void
   let executor: EffectExecutor?
 
   /// A `Send` that hands each action to `send`; useful for driving effects by hand.
@@ -18,7 +18,13 @@ public struct Send<Action: Sendable>: Sendable {
   }
 
   init(send: @escaping @MainActor @Sendable (Action) -> Void, executor: EffectExecutor?) {
-    self.body = send
+    self.init(forward: { action in await send(action) }, executor: executor)
+  }
+
+  /// A send that hands each action to `forward`, which returns once the action is processed:
+  /// how a worker's effects reach the host.
+  init(forward: @escaping @Sendable (Action) async -> Void, executor: EffectExecutor?) {
+    self.body = forward
     self.executor = executor
   }
 
@@ -31,6 +37,6 @@ public struct Send<Action: Sendable>: Sendable {
   }
 
   func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
-    Send<Child>(send: { [body] child in body(transform(child)) }, executor: executor)
+    Send<Child>(forward: { [body] child in await body(transform(child)) }, executor: executor)
   }
 }

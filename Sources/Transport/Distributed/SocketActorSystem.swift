@@ -235,7 +235,7 @@ enum Envelope: Codable, Sendable {
 }
 
 /// One direction of a connection, handed to exactly one owner.
-private final class ConnectionHalf: @unchecked Sendable {
+final class ConnectionHalf: @unchecked Sendable {
   // Safe: the reading half is used only by the reader thread once the initializer hands it
   // over; the writing half only inside the system's writer mutex. The two halves share the
   // socket's descriptor, on which one reader and one writer may act at the same time.

@@ -23,6 +23,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case malformed(String)
   /// A peer failed to prove who it is.
   case authenticationFailed(String)
+  /// Nothing happened on the socket at `path` within the time allowed.
+  case timedOut(path: String, milliseconds: Int32)
   /// A system call failed.
   case system(call: String, errno: Int32, context: String)
 
@@ -46,6 +48,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
       "Malformed data: \(reason)"
     case let .authenticationFailed(reason):
       "Peer authentication failed: \(reason)"
+    case let .timedOut(path, milliseconds):
+      "No peer connected to \"\(path)\" within \(milliseconds) ms."
     case let .system(call, errno, context):
       "\(call) failed for \(context): \(String(cString: strerror(errno))) (errno \(errno))"
     }

@@ -50,6 +50,17 @@ public final class UnixListener {
     }
   }
 
+  /// Waits at most `milliseconds` for the next connection.
+  public func accept(timeout milliseconds: Int32) throws(TransportError) -> UnixSocket {
+    var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    while true {
+      let ready = poll(&request, 1, milliseconds)
+      if ready > 0 { return try accept() }
+      if ready == 0 { throw .timedOut(path: path, milliseconds: milliseconds) }
+      if errno != EINTR { throw .system("poll", path) }
+    }
+  }
+
   /// Stops listening and removes the socket file. A thread blocked in `accept` is woken.
   public func close() {
     guard descriptor >= 0 else { return }

@@ -63,7 +63,9 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     var effects = Effect<Element.Action>.none
     let found = NavigationPath.$current.withValue(path) {
       state[keyPath: toElementsState].modify(id: id) {
-        effects = element.reduce(into: &$0, action: elementAction)
+        effects = element.reduce(
+          atBoundary: toElementAction.name(in: action), element: id, into: &$0,
+          action: elementAction)
       }
     }
     guard found else {

@@ -84,7 +84,10 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let path = NavigationPath.current.appending(identity)
     var effects = Effect<Child.Action>.none
     NavigationPath.$current.withValue(path) {
-      toChildState.modify(&state) { effects = child.reduce(into: &$0, action: childAction) }
+      toChildState.modify(&state) {
+        effects = child.reduce(
+          atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
+      }
     }
     return effects.map(toChildAction.embedder).cancellable(childAt: path)
   }

@@ -96,7 +96,9 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let path = NavigationPath.current.appending(
       ChildIdentity(of: childState, heldBy: AnyHashableSendable(keyPath: toChildState)))
     let effects = NavigationPath.$current.withValue(path) {
-      child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
+      child.reduce(
+        atBoundary: toChildAction.name(in: action), into: &state[keyPath: toChildState]!,
+        action: childAction)
     }
     if isEphemeral { state[keyPath: toChildState] = nil }
     return effects.map(toChildAction.embedder).cancellable(childAt: path)

@@ -64,11 +64,16 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     guard let childAction = toChildAction.extract(from: action) else { return .none }
     switch toChildState {
     case let .keyPath(keyPath):
-      return child.reduce(into: &state[keyPath: keyPath], action: childAction)
-        .map(toChildAction.embedder)
+      return child.reduce(
+        atBoundary: toChildAction.name(in: action), into: &state[keyPath: keyPath],
+        action: childAction
+      ).map(toChildAction.embedder)
     case let .casePath(casePath):
       var effect = Effect<Child.Action>.none
-      let found = casePath.modify(&state) { effect = child.reduce(into: &$0, action: childAction) }
+      let found = casePath.modify(&state) {
+        effect = child.reduce(
+          atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
+      }
       guard found else {
         RuntimeWarning.report(
           """

@@ -1,0 +1,29 @@
+/// What happens to the workers of a composition, as the host sees it: for logs, for people
+/// studying the boundaries, and for tests that wait on it instead of sleeping.
+public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
+  /// A worker serving `boundary` is running and authenticated.
+  case workerStarted(boundary: String, pid: Int32)
+  /// A worker's connection ended: it exited, crashed or was killed.
+  case workerExited(boundary: String, pid: Int32)
+  /// A worker was started again after `reason`, from the host's copy of the child state.
+  case workerRestarted(boundary: String, pid: Int32, reason: String)
+  /// Effects that were running in a worker when it died; their remaining actions are lost.
+  case effectsLost(boundary: String, count: Int)
+  /// The boundary's workers failed too often; its actions are dropped from now on and the
+  /// rest of the tree goes on.
+  case boundaryFailed(boundary: String, reason: String)
+  /// A worker reported an error for one action; the action changed nothing.
+  case actionFailed(boundary: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case let .workerStarted(boundary, pid): "worker \(pid) serves \(boundary)"
+    case let .workerExited(boundary, pid): "worker \(pid) (\(boundary)) is gone"
+    case let .workerRestarted(boundary, pid, reason):
+      "worker \(pid) restarted for \(boundary) after: \(reason)"
+    case let .effectsLost(boundary, count): "\(count) effect(s) of \(boundary) were lost"
+    case let .boundaryFailed(boundary, reason): "boundary \(boundary) failed: \(reason)"
+    case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/// A composition boundary: a place in a reducer tree where a child reducer runs on part of the
+/// state, and which a placement can move into a worker process.
+public struct BoundaryDescription: Sendable, Hashable, CustomStringConvertible {
+  /// The operator that draws the boundary.
+  public enum Kind: String, Sendable {
+    case scope = "Scope", ifLet, ifCaseLet, forEach
+  }
+
+  /// The action case names from the root to the boundary, dotted: `"profile.editForm"`.
+  public let path: String
+  public let kind: Kind
+  /// The child reducer's type, for people reading a listing.
+  public let childType: String
+
+  public var description: String { "\(path) (\(kind.rawValue) → \(childType))" }
+}
+
+extension Reducer {
+  /// The boundaries in this reducer's tree, found without running it: every `Scope`, `ifLet`,
+  /// `ifCaseLet` and `forEach`, named by the action cases that lead to it.
+  ///
+  /// ```swift
+  /// TwoCounters().boundaries.map(\.path)  // ["counter1", "counter2"]
+  /// ```
+  public var boundaries: [BoundaryDescription] {
+    var collector = BoundaryCollector()
+    visitBoundaries(of: self, under: "", with: &collector)
+    return collector.found
+  }
+}
+
+/// Told about each boundary of a reducer tree, with the child reducer's concrete type.
+protocol BoundaryVisitor {
+  mutating func visit<Child: Reducer>(
+    _ child: Child, at path: String, kind: BoundaryDescription.Kind)
+}
+
+/// A reducer that draws boundaries or contains reducers that may; reducers made only of
+/// closures (`Reduce`) contain none that can be seen.
+protocol BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor)
+}
+
+/// Visits the boundaries of `reducer`, looking through `body` for reducers that have one.
+func visitBoundaries<R: Reducer>(
+  of reducer: R, under prefix: String, with visitor: inout some BoundaryVisitor
+) {
+  if let container = reducer as? any BoundaryContainer {
+    container.traverseBoundaries(under: prefix, with: &visitor)
+  } else if R.Body.self != Never.self, let body = reducer.body as? any Reducer {
+    visitBoundaries(of: body, under: prefix, with: &visitor)
+  }
+}
+
+/// Visits the boundary of `child` and the boundaries inside it.
+func traverseBoundary<Child: Reducer>(
+  _ child: Child, named name: String?, kind: BoundaryDescription.Kind, under prefix: String,
+  with visitor: inout some BoundaryVisitor
+) {
+  let path = BoundaryPath.joining(prefix, name ?? BoundaryPath.unnamed)
+  visitor.visit(child, at: path, kind: kind)
+  visitBoundaries(of: child, under: path, with: &visitor)
+}
+
+enum BoundaryPath {
+  /// The segment of a boundary whose action path is not a chain of enum cases.
+  static let unnamed = "(unnamed)"
+
+  static func joining(_ prefix: String, _ name: String) -> String {
+    prefix.isEmpty ? name : "\(prefix).\(name)"
+  }
+}
+
+private struct BoundaryCollector: BoundaryVisitor {
+  var found: [BoundaryDescription] = []
+
+  mutating func visit<Child: Reducer>(
+    _ child: Child, at path: String, kind: BoundaryDescription.Kind
+  ) {
+    found.append(BoundaryDescription(path: path, kind: kind, childType: "\(Child.self)"))
+  }
+}
+
+extension Scope: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    traverseBoundary(
+      child, named: toChildAction.staticName, kind: .scope, under: prefix, with: &visitor)
+  }
+}
+
+extension _IfLetReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    traverseBoundary(
+      child, named: toChildAction.staticName, kind: .ifLet, under: prefix, with: &visitor)
+    visitBoundaries(of: parent, under: prefix, with: &visitor)
+  }
+}
+
+extension _IfCaseLetReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    traverseBoundary(
+      child, named: toChildAction.staticName, kind: .ifCaseLet, under: prefix, with: &visitor)
+    visitBoundaries(of: parent, under: prefix, with: &visitor)
+  }
+}
+
+extension _ForEachReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    traverseBoundary(
+      element, named: toElementAction.staticName, kind: .forEach, under: prefix, with: &visitor)
+    visitBoundaries(of: parent, under: prefix, with: &visitor)
+  }
+}
+
+extension _SequenceReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    visitBoundaries(of: first, under: prefix, with: &visitor)
+    visitBoundaries(of: second, under: prefix, with: &visitor)
+  }
+}
+
+extension _ConditionalReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    switch self {
+    case let .first(reducer): visitBoundaries(of: reducer, under: prefix, with: &visitor)
+    case let .second(reducer): visitBoundaries(of: reducer, under: prefix, with: &visitor)
+    }
+  }
+}
+
+extension Optional: BoundaryContainer where Wrapped: Reducer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    if let self { visitBoundaries(of: self, under: prefix, with: &visitor) }
+  }
+}
+
+extension CombineReducers: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    visitBoundaries(of: reducers, under: prefix, with: &visitor)
+  }
+}
+
+extension _DependencyReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    visitBoundaries(of: base, under: prefix, with: &visitor)
+  }
+}
+
+extension _OnChangeReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    visitBoundaries(of: base, under: prefix, with: &visitor)
+  }
+}

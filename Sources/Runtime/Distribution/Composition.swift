@@ -1,0 +1,116 @@
+import Foundation
+import Transport
+
+/// An app with its boundaries placed: the host's side of a composition. It checks the
+/// placement against the app's boundaries before any process starts, starts a worker (or a
+/// pool) for every placed boundary, and hands the store a root reducer that sends those
+/// boundaries' actions to their workers.
+///
+/// ```swift
+/// let composition = try Composition(
+///   root: TwoCounters(), placement: Placement(contentsOf: "two-counters.placement"),
+///   command: command)
+/// let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+/// ...
+/// composition.shutdown()
+/// ```
+public final class Composition: Sendable {
+  /// The placed boundaries and the pids of their workers, in placement order.
+  public struct Process: Sendable, Equatable {
+    public let boundary: String
+    public let pids: [Int32]
+  }
+
+  private let remotes: [String: RemoteBoundary]
+  private let order: [String]
+  private let directory: SocketDirectory?
+
+  /// Starts the workers of `placement` for `root`'s boundaries. Throws before starting any
+  /// process when the placement names boundaries that do not exist, places one twice, or
+  /// places one whose state or action cannot be encoded.
+  public init<Root: Reducer>(
+    root: Root, placement: Placement, command: WorkerCommand,
+    restartPolicy: RestartPolicy = .standard,
+    onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
+    onOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void = { _ in }
+  ) throws {
+    var checker = CodabilityChecker()
+    visitBoundaries(of: root, under: "", with: &checker)
+    try placement.validate(against: root.boundaries)
+    for entry in placement.entries {
+      if let type = checker.uncodable[entry.path] {
+        throw DistributionError.placement(
+          file: placement.file, line: entry.line,
+          reason: DistributionError.notCodable(boundary: entry.path, type: type).description)
+      }
+    }
+    order = placement.entries.map(\.path)
+    guard !placement.entries.isEmpty else {
+      remotes = [:]
+      directory = nil
+      return
+    }
+    let directory = try SocketDirectory.create()
+    self.directory = directory
+    var remotes: [String: RemoteBoundary] = [:]
+    for (number, entry) in placement.entries.enumerated() {
+      let boundary = entry.path
+      remotes[boundary] = RemoteBoundary(
+        path: boundary, workers: entry.workers, policy: restartPolicy, report: onEvent
+      ) { index in
+        let link = try WorkerLink(
+          boundary: boundary, name: "w\(number)-\(index)", command: command,
+          directory: directory, output: onOutput
+        ) { pid, lost in
+          onEvent(.workerExited(boundary: boundary, pid: pid))
+          if lost > 0 { onEvent(.effectsLost(boundary: boundary, count: lost)) }
+        }
+        onEvent(.workerStarted(boundary: boundary, pid: link.pid))
+        return link
+      }
+    }
+    self.remotes = remotes
+    do {
+      for path in order { try remotes[path]?.start() }
+    } catch {
+      shutdown()
+      throw error
+    }
+  }
+
+  /// The root reducer to give the store: `root`, with the placed boundaries in workers.
+  public func compose<Root: Reducer>(_ root: Root) -> _ComposedReducer<Root> {
+    _ComposedReducer(base: root, context: BoundaryContext(remotes: remotes, path: ""))
+  }
+
+  /// The placed boundaries and their workers' pids.
+  public var processes: [Process] {
+    order.map { Process(boundary: $0, pids: remotes[$0]?.pids ?? []) }
+  }
+
+  /// Kills one worker of `boundary` with SIGKILL, as a crash would.
+  public func killWorker(of boundary: String, index: Int = 0) {
+    remotes[boundary]?.kill(worker: index)
+  }
+
+  /// Stops every worker and removes the socket directory.
+  public func shutdown() {
+    for remote in remotes.values { remote.stop() }
+    directory?.remove()
+  }
+}
+
+/// Notes the placed boundaries whose child state or action is not `Codable`.
+private struct CodabilityChecker: BoundaryVisitor {
+  var uncodable: [String: String] = [:]
+
+  mutating func visit<Child: Reducer>(
+    _ child: Child, at path: String, kind: BoundaryDescription.Kind
+  ) {
+    if ValueCoding(Child.State.self) == nil {
+      uncodable[path] = "\(Child.State.self)"
+    } else if ValueCoding(Child.Action.self) == nil {
+      uncodable[path] = "\(Child.Action.self)"
+    }
+  }
+}

@@ -1,0 +1,32 @@
+/// What can go wrong when boundaries run in other processes. Each case says what and where,
+/// and how to fix it when the fix is the user's.
+public enum DistributionError: Error, Equatable, CustomStringConvertible {
+  /// A placement file that cannot be used; nothing was started.
+  case placement(file: String, line: Int, reason: String)
+  /// A type that must cross a process boundary cannot be encoded.
+  case notCodable(boundary: String, type: String)
+  /// A worker sent something the host did not expect, or the other way round.
+  case protocolViolation(String)
+  /// A worker could not be started or reached.
+  case workerUnavailable(boundary: String, reason: String)
+  /// The worker was asked to serve a boundary its app does not have.
+  case unknownBoundary(String, known: [String])
+
+  public var description: String {
+    switch self {
+    case let .placement(file, line, reason):
+      "\(file):\(line): \(reason)"
+    case let .notCodable(boundary, type):
+      """
+      The boundary "\(boundary)" cannot run in a worker: "\(type)" is not Codable. Make the \
+      child's State and Action conform to Codable, or keep the boundary in the host.
+      """
+    case let .protocolViolation(reason):
+      "Protocol violation: \(reason)"
+    case let .workerUnavailable(boundary, reason):
+      "The worker for \"\(boundary)\" is unavailable: \(reason)"
+    case let .unknownBoundary(path, known):
+      "There is no boundary \"\(path)\"; the boundaries are: \(known.joined(separator: ", "))."
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import Synchronization
+import Transport
+
+/// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
+/// the body in the worker, feeds its actions to the host's store one at a time, tells the
+/// worker when each was processed, and cancels the body when the proxy is cancelled.
+final class HostEffects: Sendable {
+  private enum Delivery: Sendable {
+    case action(sequence: UInt64, bytes: [UInt8])
+  }
+
+  private struct State {
+    var proxies: [UInt64: AsyncStream<Delivery>.Continuation] = [:]
+    var isClosed = false
+  }
+
+  private let state = Mutex(State())
+  private let channel: Mutex<FrameChannel?> = Mutex(nil)
+
+  /// Reads the worker's effect messages from `connection`; `onClose` hears how many effects
+  /// were still running when the connection ended.
+  init(_ connection: FramedConnection, onClose: @escaping @Sendable (_ lostEffects: Int) -> Void) {
+    let channel = FrameChannel(
+      connection,
+      onFrame: { [weak self] frame in self?.receive(frame) },
+      onClose: { [weak self] _ in onClose(self?.close() ?? 0) })
+    self.channel.withLock { $0 = channel }
+  }
+
+  /// The host's stand-in for the worker's effect body `run`.
+  func proxy<Action: Sendable>(
+    run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action
+  ) -> Effect<Action> {
+    Effect(
+      .run(priority: nil) { [self] send in
+        let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
+        guard register(run, continuation) else { return }
+        self.send(.start(run: run))
+        await withTaskCancellationHandler {
+          for await case let .action(sequence, bytes) in deliveries {
+            if let action = try? decode(bytes) { await send(action) }
+            self.send(.processed(sequence: sequence))
+          }
+        } onCancel: {
+          self.send(.cancel(run: run))
+        }
+      })
+  }
+
+  /// Ends every proxy and the connection; returns how many proxies were still running.
+  @discardableResult
+  func close() -> Int {
+    let proxies = state.withLock { state in
+      state.isClosed = true
+      defer { state.proxies = [:] }
+      return Array(state.proxies.values)
+    }
+    for proxy in proxies { proxy.finish() }
+    channel.withLock { $0?.close() }
+    return proxies.count
+  }
+
+  private func register(_ run: UInt64, _ continuation: AsyncStream<Delivery>.Continuation) -> Bool {
+    state.withLock { state in
+      guard !state.isClosed else { return false }
+      state.proxies[run] = continuation
+      return true
+    }
+  }
+
+  private func receive(_ frame: Frame) {
+    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame, kind: Wire.effectKind)
+    else {
+      // Bad bytes from a worker end its connection, never the host.
+      channel.withLock { $0?.close() }
+      return
+    }
+    switch message {
+    case let .action(run, sequence, bytes):
+      let proxy = state.withLock { $0.proxies[run] }
+      if let proxy {
+        proxy.yield(.action(sequence: sequence, bytes: bytes))
+      } else {
+        send(.processed(sequence: sequence))
+      }
+    case let .finished(run):
+      state.withLock { $0.proxies.removeValue(forKey: run) }?.finish()
+    case .start, .cancel, .processed:
+      channel.withLock { $0?.close() }
+    }
+  }
+
+  private func send(_ message: Wire.EffectMessage) {
+    guard let frame = try? Wire.frame(message) else { return }
+    channel.withLock { try? $0?.send(frame) }
+  }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// A value that threads reach only through a lock, for values that are not `Sendable` but
+/// must be shared: a socket's connection object, the host's bookkeeping of child states.
+///
+/// Unlike `Mutex`, it lets values that are not `Sendable` in and out. Use it only where what
+/// crosses is either confined to the lock or copied on the way out (value types).
+final class Locked<Value>: @unchecked Sendable {
+  // Safe: `value` is read and written only inside `withLock`, under `lock`.
+  private var value: Value
+  private let lock = NSLock()
+
+  init(_ value: Value) { self.value = value }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}

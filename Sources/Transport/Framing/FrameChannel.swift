@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// A framed connection shared between threads: any thread may send, and one reader thread of
+/// its own hands every received frame to `onFrame`, in order.
+///
+/// ```swift
+/// let channel = FrameChannel(connection, onFrame: { frame in ... }, onClose: { error in ... })
+/// try channel.send(Frame(kind: 1, payload: bytes))
+/// ```
+public final class FrameChannel: Sendable {
+  private let writer: Mutex<ConnectionHalf>
+
+  /// Starts reading `connection`, which must already be authenticated. `onClose` runs once,
+  /// on the reader thread, when the peer closes the connection (nil) or it fails.
+  public init(
+    _ connection: FramedConnection,
+    onFrame: @escaping @Sendable (Frame) -> Void,
+    onClose: @escaping @Sendable (TransportError?) -> Void
+  ) {
+    writer = Mutex(ConnectionHalf(connection: FramedConnection(connection.socket)))
+    let reader = ConnectionHalf(connection: connection)
+    Thread {
+      do throws(TransportError) {
+        while let frame = try reader.connection.receive() { onFrame(frame) }
+        onClose(nil)
+      } catch {
+        onClose(error)
+      }
+    }.start()
+  }
+
+  /// Sends `frames` in one write.
+  public func send(_ frames: some Collection<Frame>) throws(TransportError) {
+    try writer.withLock { half throws(TransportError) in try half.connection.send(frames) }
+  }
+
+  /// Sends one frame.
+  public func send(_ frame: Frame) throws(TransportError) {
+    try send(CollectionOfOne(frame))
+  }
+
+  /// Shuts the connection down in both directions; the reader thread sees the end and stops.
+  public func close() {
+    writer.withLock { $0.connection.socket.shutdown() }
+  }
+}
