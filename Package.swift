@@ -44,6 +44,9 @@ let package = Package(
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
+    .testTarget(
+      name: "DistributionTests",
+      dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "Transport", "child-worker"]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],
   swiftLanguageModes: [.v6]

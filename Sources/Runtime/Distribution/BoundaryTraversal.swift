@@ -12,6 +12,12 @@ public struct BoundaryDescription: Sendable, Hashable, CustomStringConvertible {
   /// The child reducer's type, for people reading a listing.
   public let childType: String
 
+  public init(path: String, kind: Kind, childType: String) {
+    self.path = path
+    self.kind = kind
+    self.childType = childType
+  }
+
   public var description: String { "\(path) (\(kind.rawValue) → \(childType))" }
 }
 

@@ -108,9 +108,9 @@ private struct CodabilityChecker: BoundaryVisitor {
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
     if ValueCoding(Child.State.self) == nil {
-      uncodable[path] = "\(Child.State.self)"
+      uncodable[path] = String(reflecting: Child.State.self)
     } else if ValueCoding(Child.Action.self) == nil {
-      uncodable[path] = "\(Child.Action.self)"
+      uncodable[path] = String(reflecting: Child.Action.self)
     }
   }
 }

@@ -20,6 +20,13 @@ public struct Placement: Sendable, Equatable {
     public let workers: Int
     /// Where the entry is written, for error messages.
     public let line: Int
+
+    /// Places `path` in `workers` workers; `line` locates the entry in error messages.
+    public init(path: String, workers: Int = 1, line: Int = 0) {
+      self.path = path
+      self.workers = workers
+      self.line = line
+    }
   }
 
   /// The file the placement was read from, for error messages.
@@ -29,7 +36,8 @@ public struct Placement: Sendable, Equatable {
   /// Every boundary in the host's process.
   public static let inProcess = Placement(file: "(no placement)", entries: [])
 
-  init(file: String, entries: [Entry]) {
+  /// A placement made in code; `file` names it in error messages.
+  public init(file: String, entries: [Entry]) {
     self.file = file
     self.entries = entries
   }

@@ -1,0 +1,81 @@
+import Bulkhead
+import Examples
+import Testing
+
+@Suite struct PlacementTests {
+  @Test func readsBoundariesPoolsAndComments() throws {
+    let placement = try Placement(
+      parsing: "# a comment\n\ncounter1   # trailing comment\nrows pool 3\n", file: "x.placement")
+    #expect(placement.entries == [
+      Placement.Entry(path: "counter1", workers: 1, line: 3),
+      Placement.Entry(path: "rows", workers: 3, line: 4),
+    ])
+  }
+
+  @Test(arguments: [
+    ("counter1 on worker\n", "x.placement:1: expected \"<boundary>\" or \"<boundary> pool <size>\", found \"counter1 on worker\""),
+    ("rows pool zero\n", "x.placement:1: a pool size must be a number from 1 to 64, not \"zero\""),
+    ("counter1\n\ncounter1\n", "x.placement:3: \"counter1\" is placed twice (first on line 1)"),
+  ])
+  func malformedFilesSayWhatAndWhere(text: String, message: String) {
+    #expect(throws: DistributionError.placement(file: "x.placement", line: Int(message.split(separator: ":")[1])!, reason: String(message.split(separator: ": ", maxSplits: 1)[1]))) {
+      try Placement(parsing: text, file: "x.placement")
+    }
+  }
+
+  @Test func unknownBoundariesAreNamedWithTheKnownOnes() throws {
+    let placement = try Placement(parsing: "counter3\n", file: "two.placement")
+    let error = #expect(throws: DistributionError.self) {
+      try placement.validate(against: TwoCounters().boundaries)
+    }
+    #expect(error?.description == "two.placement:1: this app has no boundary \"counter3\"; its boundaries are: counter1, counter2")
+  }
+
+  @Test func onlyForEachTakesAPoolAndNothingIsPlacedInsideAPlacedBoundary() throws {
+    let pooled = try Placement(parsing: "counter1 pool 2\n", file: "p")
+    #expect(throws: DistributionError.placement(file: "p", line: 1, reason: "\"counter1\" is a Scope boundary; only forEach boundaries take a pool")) {
+      try pooled.validate(against: TwoCounters().boundaries)
+    }
+    let nested = [
+      BoundaryDescription(path: "profile", kind: .scope, childType: "P"),
+      BoundaryDescription(path: "profile.editForm", kind: .ifLet, childType: "E"),
+    ]
+    let placement = try Placement(parsing: "profile\nprofile.editForm\n", file: "p")
+    #expect(throws: DistributionError.self) { try placement.validate(against: nested) }
+  }
+
+  @Test func aBoundaryThatCannotBeEncodedIsRefusedBeforeAnyProcessStarts() throws {
+    let error = #expect(throws: DistributionError.self) {
+      try Composition(
+        root: Opaque(), placement: Placement(parsing: "child\n", file: "opaque.placement"),
+        command: WorkerCommand(executable: workerExecutable) { _ in [] })
+    }
+    #expect(error?.description.hasPrefix("opaque.placement:1: The boundary \"child\" cannot run in a worker: \"DistributionTests.Opaque.Child.State\" is not Codable.") == true)
+  }
+}
+
+@Suite struct BoundaryDiscoveryTests {
+  @Test func examplesNameTheirBoundariesByActionCases() {
+    #expect(ExampleApp.named("two-counters")?.boundaries.map(\.path) == ["counter1", "counter2"])
+    #expect(ExampleApp.named("detail")?.boundaries.map(\.kind) == [.ifLet])
+    #expect(ExampleApp.named("onboarding")?.boundaries.map(\.path) == ["_internal.login"])
+    #expect(ExampleApp.named("timers")?.boundaries.map(\.description) == ["timers (forEach → Timer)"])
+    #expect(ExampleApp.named("shouting-text")?.boundaries.isEmpty == true)
+  }
+}
+
+/// A feature whose child state cannot cross a process.
+struct Opaque: Reducer {
+  struct State { var child = Child.State() }
+  enum Action: Sendable { case child(Child.Action) }
+
+  struct Child: Reducer {
+    struct State { var closure: () -> Void = {} }
+    enum Action: Sendable { case tap }
+    func reduce(into state: inout State, action: Action) -> Effect<Action> { .none }
+  }
+
+  var body: some ReducerOf<Self> {
+    Scope(state: \.child, action: Action.child) { Child() }
+  }
+}

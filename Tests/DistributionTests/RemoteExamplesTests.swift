@@ -1,0 +1,101 @@
+import Bulkhead
+import BulkheadTesting
+import Examples
+import Testing
+
+/// The seed examples with their boundaries in worker processes pass the same `TestStore`
+/// assertions as in one process.
+@MainActor
+@Suite(.serialized) struct RemoteExamplesTests {
+  @Test func twoCountersWithEachCounterInAWorker() async throws {
+    let composition = try composition(app: "two-counters", placement: "counter1\ncounter2\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    await store.send(.counter1(.incrementButtonTapped)) {
+      $0.counter1.count = 1
+      $0.parentObservations = 1
+    }
+    await store.send(.counter2(.incrementButtonTapped)) { $0.counter2.count = 1 }
+    await store.send(.counter1(.decrementButtonTapped)) { $0.counter1.count = 0 }
+    #expect(composition.processes.map(\.boundary) == ["counter1", "counter2"])
+    #expect(composition.processes.allSatisfy { $0.pids.count == 1 })
+  }
+
+  @Test func dashboardSiblingsInWorkersAndTheParentReactsInTheHost() async throws {
+    let composition = try composition(app: "dashboard", placement: "settings\nnotifications\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Dashboard.State()) { composition.compose(Dashboard()) }
+    await store.send(.profile(.nameChanged("Blob"))) { $0.profile.name = "Blob" }
+    await store.send(.notifications(.received("Hi"))) { $0.notifications.unread = ["Hi"] }
+    // The parent clears the notifications after the settings child ran in its worker; the
+    // notifications worker must see the host's change before its next action.
+    await store.send(.settings(.notificationsToggled(false))) {
+      $0.settings.notificationsEnabled = false
+      $0.notifications.unread = []
+    }
+    await store.send(.notifications(.received("Again"))) { $0.notifications.unread = ["Again"] }
+  }
+
+  @Test func anIfLetChildInAWorkerIsPresentedEditedAndDismissed() async throws {
+    let composition = try composition(app: "detail", placement: "detail\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: DetailPresenter.State()) { composition.compose(DetailPresenter()) }
+    await store.send(.showDetailTapped) { $0.detail = DetailPresenter.Detail.State(description: "") }
+    await store.send(.detail(.descriptionChanged("Notes"))) { $0.detail?.description = "Notes" }
+    await store.send(.detail(.closeButtonTapped)) { $0.detail = nil }
+    await store.send(.showDetailTapped) { $0.detail = DetailPresenter.Detail.State(description: "") }
+    await store.send(.detail(.descriptionChanged("Fresh"))) { $0.detail?.description = "Fresh" }
+  }
+
+  @Test func aWorkersEffectActionsGoThroughTheHostsRootReducer() async throws {
+    let composition = try composition(app: "profile", placement: "editForm\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: ProfileEditor.State(name: "Blob", email: "blob@example.com")) {
+      composition.compose(ProfileEditor())
+    }
+    await store.send(.editButtonTapped) {
+      $0.editForm = ProfileEditor.EditForm.State(name: "Blob", email: "blob@example.com")
+    }
+    await store.send(.editForm(.nameChanged("Blob Jr"))) { $0.editForm?.name = "Blob Jr" }
+    await store.send(.editForm(.saveButtonTapped)) { $0.editForm?.isSaving = true }
+    await store.receive(.editForm(.saveResponse(.success))) {
+      $0.name = "Blob Jr"
+      $0.editForm = nil
+    }
+  }
+
+  @Test func actionBoundariesAcrossAProcess() async throws {
+    let composition = try composition(app: "onboarding", placement: "_internal.login\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Onboarding.State()) { composition.compose(Onboarding()) }
+    await store.send(.view(.startTapped)) { $0.login = Login.State() }
+    await store.send(._internal(.login(.view(.usernameChanged("blob"))))) { $0.login?.username = "blob" }
+    await store.send(._internal(.login(.view(.onTapLoginButton)))) { $0.login?.isLoggingIn = true }
+    await store.receive(._internal(.login(._internal(.loginResult(.success(token: "token-blob")))))) {
+      $0.login?.isLoggingIn = false
+    }
+    await store.receive(._internal(.login(.delegate(.notifyLoginSuccess("token-blob"))))) {
+      $0.login = nil
+      $0.token = "token-blob"
+    }
+    await store.receive(.delegate(.finished))
+  }
+
+  @Test func forEachElementsAreSpreadOverAPoolAndRemovalCancelsTheirEffects() async throws {
+    let composition = try composition(app: "timers", placement: "timers pool 2\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Timers.State()) { composition.compose(Timers()) }
+    await store.send(.addTimerTapped) { $0.timers = [Timers.Timer.State(id: 1)] }
+    await store.send(.addTimerTapped) { $0.timers.append(Timers.Timer.State(id: 2)) }
+    await store.send(.timers(.element(id: 2, action: .tick))) {
+      $0.timers[id: 2]?.ticks = 1
+      $0.totalTicks = 1
+    }
+    // The timer's effect runs in a worker on the live clock; removing the element must cancel
+    // it there, or `finish` would wait for it in vain.
+    await store.send(.timers(.element(id: 1, action: .startTapped))) { $0.timers[id: 1]?.isRunning = true }
+    await store.send(.removeTimerTapped(id: 1)) { $0.timers.remove(id: 1) }
+    await store.finish()
+    #expect(composition.processes.first?.pids.count == 2)
+  }
+}

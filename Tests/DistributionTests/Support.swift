@@ -1,0 +1,80 @@
+import Bulkhead
+import Examples
+import Foundation
+import Synchronization
+import Transport
+
+/// The worker executable built beside the tests.
+let workerExecutable: URL = {
+  let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  let beside = directory.appendingPathComponent("child-worker")
+  if FileManager.default.fileExists(atPath: beside.path) { return beside }
+  return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    .appendingPathComponent(".build/debug/child-worker")
+}()
+
+/// Starts the workers that `placement` names for the example app `app`.
+func composition(
+  app: String, placement: String, events: Events = Events(),
+  restartPolicy: RestartPolicy = .standard
+) throws -> Composition {
+  guard let example = ExampleApp.named(app) else { throw DistributionError.unknownBoundary(app, known: []) }
+  return try Composition(
+    root: example.root(), placement: Placement(parsing: placement, file: "\(app).placement"),
+    command: WorkerCommand(executable: workerExecutable) { ["--app", app, "--boundary", $0] },
+    restartPolicy: restartPolicy, onEvent: events.append)
+}
+
+/// The events a composition reported, and a way to wait for one without sleeping.
+final class Events: Sendable {
+  private struct State {
+    var events: [BoundaryEvent] = []
+    var waiters: [(predicate: @Sendable (BoundaryEvent) -> Bool, continuation: CheckedContinuation<BoundaryEvent, Never>)] = []
+  }
+
+  private let state = Mutex(State())
+
+  var all: [BoundaryEvent] { state.withLock { $0.events } }
+
+  @Sendable func append(_ event: BoundaryEvent) {
+    let ready = state.withLock { state in
+      state.events.append(event)
+      let ready = state.waiters.filter { $0.predicate(event) }
+      state.waiters.removeAll { $0.predicate(event) }
+      return ready.map(\.continuation)
+    }
+    for continuation in ready { continuation.resume(returning: event) }
+  }
+
+  /// The first event, past or future, for which `predicate` holds.
+  func first(where predicate: @escaping @Sendable (BoundaryEvent) -> Bool) async -> BoundaryEvent {
+    await withCheckedContinuation { continuation in
+      let past = state.withLock { state -> BoundaryEvent? in
+        if let past = state.events.first(where: predicate) { return past }
+        state.waiters.append((predicate, continuation))
+        return nil
+      }
+      if let past { continuation.resume(returning: past) }
+    }
+  }
+}
+
+/// Whether every worker `composition` started has exited.
+func allExited(_ pids: [Int32]) -> Bool {
+  pids.allSatisfy { ProcessWatch.waitForExit(of: $0, milliseconds: 5_000) }
+}
+
+/// A small seeded generator, so that a failing random sequence can be run again.
+struct SeededGenerator: RandomNumberGenerator {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
