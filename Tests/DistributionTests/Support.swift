@@ -27,9 +27,15 @@ func composition(
 
 /// The events a composition reported, and a way to wait for one without sleeping.
 final class Events: Sendable {
+  private struct Waiter {
+    let predicate: @Sendable (BoundaryEvent) -> Bool
+    let continuation: CheckedContinuation<BoundaryEvent?, Never>
+  }
+
   private struct State {
     var events: [BoundaryEvent] = []
-    var waiters: [(predicate: @Sendable (BoundaryEvent) -> Bool, continuation: CheckedContinuation<BoundaryEvent, Never>)] = []
+    var waiters: [Int: Waiter] = [:]
+    var nextWaiter = 0
   }
 
   private let state = Mutex(State())
@@ -39,22 +45,34 @@ final class Events: Sendable {
   @Sendable func append(_ event: BoundaryEvent) {
     let ready = state.withLock { state in
       state.events.append(event)
-      let ready = state.waiters.filter { $0.predicate(event) }
-      state.waiters.removeAll { $0.predicate(event) }
-      return ready.map(\.continuation)
+      let ready = state.waiters.filter { $0.value.predicate(event) }
+      for key in ready.keys { state.waiters[key] = nil }
+      return ready.values.map(\.continuation)
     }
     for continuation in ready { continuation.resume(returning: event) }
   }
 
-  /// The first event, past or future, for which `predicate` holds.
-  func first(where predicate: @escaping @Sendable (BoundaryEvent) -> Bool) async -> BoundaryEvent {
+  /// The first event, past or future, for which `predicate` holds; nil if none comes within
+  /// `deadline`, so that a missing event fails the test instead of hanging it.
+  func first(
+    within deadline: Duration = .seconds(10),
+    where predicate: @escaping @Sendable (BoundaryEvent) -> Bool
+  ) async -> BoundaryEvent? {
     await withCheckedContinuation { continuation in
-      let past = state.withLock { state -> BoundaryEvent? in
-        if let past = state.events.first(where: predicate) { return past }
-        state.waiters.append((predicate, continuation))
-        return nil
+      let waiter = state.withLock { state -> Int? in
+        if let past = state.events.first(where: predicate) {
+          continuation.resume(returning: past)
+          return nil
+        }
+        state.nextWaiter += 1
+        state.waiters[state.nextWaiter] = Waiter(predicate: predicate, continuation: continuation)
+        return state.nextWaiter
       }
-      if let past { continuation.resume(returning: past) }
+      guard let waiter else { return }
+      Task {
+        try? await Task.sleep(for: deadline)
+        state.withLock { $0.waiters.removeValue(forKey: waiter) }?.continuation.resume(returning: nil)
+      }
     }
   }
 }

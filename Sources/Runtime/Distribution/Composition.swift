@@ -60,11 +60,9 @@ public final class Composition: Sendable {
       ) { index in
         let link = try WorkerLink(
           boundary: boundary, name: "w\(number)-\(index)", command: command,
-          directory: directory, output: onOutput
-        ) { pid, lost in
-          onEvent(.workerExited(boundary: boundary, pid: pid))
-          if lost > 0 { onEvent(.effectsLost(boundary: boundary, count: lost)) }
-        }
+          directory: directory, output: onOutput,
+          onClose: { onEvent(.workerExited(boundary: boundary, pid: $0)) },
+          onLost: { onEvent(.effectsLost(boundary: boundary, count: $0)) })
         onEvent(.workerStarted(boundary: boundary, pid: link.pid))
         return link
       }
@@ -87,6 +85,10 @@ public final class Composition: Sendable {
   public var processes: [Process] {
     order.map { Process(boundary: $0, pids: remotes[$0]?.pids ?? []) }
   }
+
+  /// The private directory that holds the workers' sockets while they start; nil when every
+  /// boundary is in the host.
+  public var socketDirectory: String? { directory?.path }
 
   /// Kills one worker of `boundary` with SIGKILL, as a crash would.
   public func killWorker(of boundary: String, index: Int = 0) {

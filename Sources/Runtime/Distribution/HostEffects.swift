@@ -16,14 +16,22 @@ final class HostEffects: Sendable {
 
   private let state = Mutex(State())
   private let channel: Mutex<FrameChannel?> = Mutex(nil)
+  private let onLost: @Sendable (_ count: Int) -> Void
 
-  /// Reads the worker's effect messages from `connection`; `onClose` hears how many effects
-  /// were still running when the connection ended.
-  init(_ connection: FramedConnection, onClose: @escaping @Sendable (_ lostEffects: Int) -> Void) {
+  /// Reads the worker's effect messages from `connection`. `onClose` runs when the connection
+  /// ends; `onLost` hears of effects that were running then, or that started after.
+  init(
+    _ connection: FramedConnection, onClose: @escaping @Sendable () -> Void,
+    onLost: @escaping @Sendable (_ count: Int) -> Void
+  ) {
+    self.onLost = onLost
     let channel = FrameChannel(
       connection,
       onFrame: { [weak self] frame in self?.receive(frame) },
-      onClose: { [weak self] _ in onClose(self?.close() ?? 0) })
+      onClose: { [weak self] _ in
+        onClose()
+        self?.close()
+      })
     self.channel.withLock { $0 = channel }
   }
 
@@ -34,7 +42,7 @@ final class HostEffects: Sendable {
     Effect(
       .run(priority: nil) { [self] send in
         let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
-        guard register(run, continuation) else { return }
+        guard register(run, continuation) else { return onLost(1) }
         self.send(.start(run: run))
         await withTaskCancellationHandler {
           for await case let .action(sequence, bytes) in deliveries {
@@ -47,17 +55,16 @@ final class HostEffects: Sendable {
       })
   }
 
-  /// Ends every proxy and the connection; returns how many proxies were still running.
-  @discardableResult
-  func close() -> Int {
+  /// Ends every proxy, reporting them lost, and the connection.
+  func close() {
     let proxies = state.withLock { state in
       state.isClosed = true
       defer { state.proxies = [:] }
       return Array(state.proxies.values)
     }
     for proxy in proxies { proxy.finish() }
+    if !proxies.isEmpty { onLost(proxies.count) }
     channel.withLock { $0?.close() }
-    return proxies.count
   }
 
   private func register(_ run: UInt64, _ continuation: AsyncStream<Delivery>.Continuation) -> Bool {

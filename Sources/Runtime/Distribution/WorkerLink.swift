@@ -33,7 +33,8 @@ final class WorkerLink: Sendable {
   init(
     boundary: String, name: String, command: WorkerCommand, directory: SocketDirectory,
     output: @escaping @Sendable (WorkerProcess.OutputLine) -> Void,
-    onClose: @escaping @Sendable (_ pid: Int32, _ lostEffects: Int) -> Void
+    onClose: @escaping @Sendable (_ pid: Int32) -> Void,
+    onLost: @escaping @Sendable (_ effects: Int) -> Void
   ) throws {
     let secret = LaunchSecret.random()
     let listener = try UnixListener(path: directory.path(for: name))
@@ -47,7 +48,7 @@ final class WorkerLink: Sendable {
       self.process = process
       self.control = Locked(control)
       let pid = process.pid
-      self.effects = HostEffects(effects) { lost in onClose(pid, lost) }
+      self.effects = HostEffects(effects, onClose: { onClose(pid) }, onLost: onLost)
     } catch {
       process.kill()
       throw error

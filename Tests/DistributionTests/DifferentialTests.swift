@@ -1,0 +1,98 @@
+import Bulkhead
+import Examples
+import Foundation
+import Synchronization
+import Testing
+
+/// Random action sequences, seeded and reproducible, give the same state after every action
+/// and the same actions at the root whether the boundaries run in the host or in workers.
+@MainActor
+@Suite(.serialized) struct DifferentialTests {
+  @Test func twoCounters() async throws {
+    try await compare(
+      app: "two-counters", placement: "counter1\ncounter2\n", initialState: TwoCounters.State(),
+      reducer: TwoCounters()
+    ) { _, generator in
+      let counter: Counter.Action = Bool.random(using: &generator) ? .incrementButtonTapped : .decrementButtonTapped
+      return Bool.random(using: &generator) ? .counter1(counter) : .counter2(counter)
+    }
+  }
+
+  @Test func dashboard() async throws {
+    try await compare(
+      app: "dashboard", placement: "profile\nnotifications\n", initialState: Dashboard.State(),
+      reducer: Dashboard()
+    ) { _, generator in
+      switch Int.random(in: 0..<3, using: &generator) {
+      case 0: .profile(.nameChanged("name \(Int.random(in: 0..<100, using: &generator))"))
+      case 1: .notifications(.received("note \(Int.random(in: 0..<100, using: &generator))"))
+      default: .settings(.notificationsToggled(Bool.random(using: &generator)))
+      }
+    }
+  }
+
+  @Test func profileWithEffects() async throws {
+    try await compare(
+      app: "profile", placement: "editForm\n",
+      initialState: ProfileEditor.State(name: "Blob", email: "blob@example.com"),
+      reducer: ProfileEditor(), count: 600
+    ) { state, generator in
+      guard state.editForm != nil else { return .editButtonTapped }
+      return Int.random(in: 0..<4, using: &generator) == 0
+        ? .editForm(.saveButtonTapped)
+        : .editForm(.nameChanged("Blob \(Int.random(in: 0..<100, using: &generator))"))
+    }
+  }
+
+  @Test func timersInAPool() async throws {
+    try await compare(
+      app: "timers", placement: "timers pool 3\n", initialState: Timers.State(), reducer: Timers()
+    ) { state, generator in
+      let ids = state.timers.ids
+      switch Int.random(in: 0..<4, using: &generator) {
+      case 0: return .addTimerTapped
+      case 1 where !ids.isEmpty: return .removeTimerTapped(id: ids.randomElement(using: &generator)!)
+      default:
+        guard let id = ids.randomElement(using: &generator) else { return .addTimerTapped }
+        return .timers(.element(id: id, action: .tick))
+      }
+    }
+  }
+
+  private func compare<R: Reducer>(
+    app: String, placement: String, initialState: R.State, reducer: R, count: Int = 1_000,
+    seed: UInt64 = 2026, next: (R.State, inout SeededGenerator) -> R.Action
+  ) async throws where R.State: Equatable & Sendable, R.Action: Equatable {
+    let composition = try composition(app: app, placement: placement)
+    defer { composition.shutdown() }
+    let localLog = Log<R.Action>()
+    let remoteLog = Log<R.Action>()
+    let local = Store(initialState: initialState) {
+      Reduce<R.State, R.Action> { _, action in localLog.append(action); return .none }
+      reducer
+    }
+    let remote = Store(initialState: initialState) {
+      Reduce<R.State, R.Action> { _, action in remoteLog.append(action); return .none }
+      composition.compose(reducer)
+    }
+    var generator = SeededGenerator(seed: seed)
+    for step in 0..<count {
+      let action = next(local.state, &generator)
+      await local.send(action).finish()
+      await remote.send(action).finish()
+      guard local.state == remote.state else {
+        Issue.record("seed \(seed), step \(step), after \(action): \(remote.state) in workers, \(local.state) in one process")
+        return
+      }
+    }
+    #expect(localLog.all == remoteLog.all)
+    #expect(localLog.all.count >= count)
+  }
+}
+
+/// Entries appended from any thread.
+final class Log<Entry: Sendable>: Sendable {
+  private let entries = Mutex<[Entry]>([])
+  var all: [Entry] { entries.withLock { $0 } }
+  func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+}
