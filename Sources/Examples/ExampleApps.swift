@@ -10,7 +10,9 @@ public struct ExampleApp: Sendable {
   /// The app's root reducer, which the host and every worker build alike.
   public let root: @Sendable () -> any Reducer
   private let script:
-    @MainActor @Sendable (_ composition: Composition?, _ log: @escaping (String) -> Void) async -> Void
+    @MainActor @Sendable (
+      _ composition: Composition?, _ hold: Bool, _ log: @escaping (String) -> Void
+    ) async -> Void
 
   /// An app that sends `actions` in turn; with `awaitingEffects`, each action's effects
   /// finish before the next is sent, otherwise they run on and are cancelled at the end.
@@ -21,7 +23,7 @@ public struct ExampleApp: Sendable {
     self.name = name
     self.summary = summary
     self.root = reducer
-    self.script = { composition, log in
+    self.script = { composition, hold, log in
       let store = Store(initialState: initialState) {
         if let composition { composition.compose(reducer()) } else { reducer() }
       }
@@ -32,14 +34,21 @@ public struct ExampleApp: Sendable {
         if awaitingEffects { await effects.finish() }
         log("state: \(store.state)")
       }
+      guard hold else { return }
+      log("holding: effects go on until the process is stopped")
+      store.observe { log("state: \($0)") }
+      while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
     }
   }
 
   /// Runs the script, handing each line of output to `log`; with `composition`, the boundaries
-  /// it places run in its workers.
+  /// it places run in its workers. With `hold`, the store lives on after the script, and every
+  /// state its effects bring is logged, until the task is cancelled or the process stopped.
   @MainActor
-  public func run(in composition: Composition? = nil, log: @escaping (String) -> Void) async {
-    await script(composition, log)
+  public func run(
+    in composition: Composition? = nil, hold: Bool = false, log: @escaping (String) -> Void
+  ) async {
+    await script(composition, hold, log)
   }
 
   /// The boundaries of the app's reducer tree, which a placement can name.
@@ -97,6 +106,7 @@ public struct ExampleApp: Sendable {
       actions: [
         .addTimerTapped, .addTimerTapped, .timers(.element(id: 1, action: .startTapped)),
         .removeTimerTapped(id: 1), .timers(.element(id: 2, action: .tick)),
+        .timers(.element(id: 2, action: .startTapped)),
       ], awaitingEffects: false, reducer: Timers.init),
   ]
 

@@ -20,6 +20,8 @@ guard arguments.count == 4, arguments[0] == "--app", arguments[2] == "--boundary
 guard let app = ExampleApp.named(arguments[1]) else {
   fail("no app named \"\(arguments[1])\"")
 }
+// Ctrl-C in a terminal reaches the whole process group; the host decides when workers stop.
+signal(SIGINT, SIG_IGN)
 do {
   let launch = try WorkerLaunch.receive()
   let control = try launch.connect()

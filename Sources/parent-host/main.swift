@@ -8,7 +8,10 @@ import Transport
 //
 //   parent-host --list
 //   parent-host --boundaries two-counters
-//   parent-host --app two-counters [--placement placements/two-counters.placement]
+//   parent-host --app two-counters [--placement placements/two-counters.placement] [--hold]
+//
+// With --hold the host stays up after the app's script, showing the states its effects bring,
+// until Ctrl-C or SIGTERM.
 
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("parent-host: \(message)\n".utf8))
@@ -22,7 +25,12 @@ func app(named name: String) -> ExampleApp {
   return app
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+// One line at a time, also into a pipe, so that compose.sh and logs show events as they happen.
+setvbuf(stdout, nil, _IOLBF, 0)
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+let hold = arguments.last == "--hold"
+if hold { arguments.removeLast() }
 switch arguments.first {
 case nil, "--list":
   for app in ExampleApp.all {
@@ -35,7 +43,7 @@ case "--boundaries" where arguments.count == 2:
 case "--app" where arguments.count == 2 || (arguments.count == 4 && arguments[2] == "--placement"):
   break
 default:
-  fail("usage: parent-host --list | --boundaries NAME | --app NAME [--placement FILE]")
+  fail("usage: parent-host --list | --boundaries NAME | --app NAME [--placement FILE] [--hold]")
 }
 
 let selected = app(named: arguments[1])
@@ -64,10 +72,10 @@ do {
 // Ctrl-C and SIGTERM stop the workers and remove the sockets before the host exits.
 signal(SIGINT, SIG_IGN)
 signal(SIGTERM, SIG_IGN)
-let signals = [SIGINT, SIGTERM].map { number in
+let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
   let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
   source.setEventHandler {
-    print("host: signal \(number), stopping the workers")
+    print("host: \(name), stopping the workers")
     composition.shutdown()
     exit(130)
   }
@@ -80,6 +88,6 @@ for process in composition.processes {
   print("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(process.pids.map(String.init).joined(separator: ", "))")
 }
 if composition.processes.isEmpty { print("  every boundary in the host process") }
-await selected.run(in: composition) { print($0) }
+await selected.run(in: composition, hold: hold) { print($0) }
 composition.shutdown()
 withExtendedLifetime(signals) {}
