@@ -18,6 +18,12 @@ func fail(_ message: String) -> Never {
   exit(64)
 }
 
+/// Writes one line at once, unbuffered even into a pipe, so that compose.sh and logs show
+/// events as they happen, and lines from several threads never mix.
+@Sendable func say(_ line: String) {
+  FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+}
+
 func app(named name: String) -> ExampleApp {
   guard let app = ExampleApp.named(name) else {
     fail("no app named \"\(name)\"; run \"parent-host --list\" for the names")
@@ -25,20 +31,17 @@ func app(named name: String) -> ExampleApp {
   return app
 }
 
-// One line at a time, also into a pipe, so that compose.sh and logs show events as they happen.
-setvbuf(stdout, nil, _IOLBF, 0)
-
 var arguments = Array(CommandLine.arguments.dropFirst())
 let hold = arguments.last == "--hold"
 if hold { arguments.removeLast() }
 switch arguments.first {
 case nil, "--list":
   for app in ExampleApp.all {
-    print("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)")
+    say("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)")
   }
   exit(0)
 case "--boundaries" where arguments.count == 2:
-  for boundary in app(named: arguments[1]).boundaries { print(boundary) }
+  for boundary in app(named: arguments[1]).boundaries { say("\(boundary)") }
   exit(0)
 case "--app" where arguments.count == 2 || (arguments.count == 4 && arguments[2] == "--placement"):
   break
@@ -63,8 +66,8 @@ let composition: Composition
 do {
   composition = try Composition(
     root: selected.root(), placement: placement, command: command,
-    onEvent: { print("  [event] \($0)") },
-    onOutput: { print("  [\($0.worker) \($0.stream.rawValue)] \($0.text)") })
+    onEvent: { say("  [event] \($0)") },
+    onOutput: { say("  [\($0.worker) \($0.stream.rawValue)] \($0.text)") })
 } catch {
   fail("\(error)")
 }
@@ -75,7 +78,7 @@ signal(SIGTERM, SIG_IGN)
 let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
   let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
   source.setEventHandler {
-    print("host: \(name), stopping the workers")
+    say("host: \(name), stopping the workers")
     composition.shutdown()
     exit(130)
   }
@@ -83,11 +86,11 @@ let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
   return source
 }
 
-print("app \(selected.name): host pid \(host), placement \(placement.file)")
+say("app \(selected.name): host pid \(host), placement \(placement.file)")
 for process in composition.processes {
-  print("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(process.pids.map(String.init).joined(separator: ", "))")
+  say("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(process.pids.map(String.init).joined(separator: ", "))")
 }
-if composition.processes.isEmpty { print("  every boundary in the host process") }
-await selected.run(in: composition, hold: hold) { print($0) }
+if composition.processes.isEmpty { say("  every boundary in the host process") }
+await selected.run(in: composition, hold: hold) { say($0) }
 composition.shutdown()
 withExtendedLifetime(signals) {}
