@@ -46,7 +46,9 @@ let package = Package(
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
     .testTarget(
       name: "DistributionTests",
-      dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "Transport", "child-worker"]),
+      dependencies: [
+        "Bulkhead", "BulkheadTesting", "Examples", "Transport", "child-worker", "parent-host",
+      ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],
   swiftLanguageModes: [.v6]

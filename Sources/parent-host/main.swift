@@ -86,7 +86,7 @@ let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
   return source
 }
 
-say("app \(selected.name): host pid \(host), placement \(placement.file)")
+say("app \(selected.name): host pid \(host), placement \(placement.file), sockets in \(composition.socketDirectory ?? "none")")
 for process in composition.processes {
   say("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(process.pids.map(String.init).joined(separator: ", "))")
 }
