@@ -83,6 +83,20 @@ struct BenchmarkWorker {
   }
 }
 
+/// The round trip of 16 bytes over a Unix socket to an echoing worker, in nanoseconds.
+func rawRoundTrip(iterations: Int) async throws -> Double {
+  var message = [UInt8](repeating: 7, count: 16)
+  let raw = try BenchmarkWorker(.raw)
+  var ready = [UInt8(0)]
+  _ = try readExactly(&ready, from: raw.connection.socket)
+  let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) {
+    try? message.withUnsafeBytes { try raw.connection.socket.write($0) }
+    _ = try? readExactly(&message, from: raw.connection.socket)
+  }
+  await raw.stop()
+  return roundTrip
+}
+
 /// Pins this process, and the workers it starts from now on, to CPU 0.
 func pinToOneCore() {
   _ = bulkhead_pin_to_cpu(0)
@@ -96,19 +110,8 @@ func transportBenchmarks(label: String) async throws -> [Row] {
 
   // The raw baseline is the best of two workers, one measured before and one after the
   // rest, so that a slow moment of the machine does not flatter the ratios.
-  var message = [UInt8](repeating: 7, count: 16)
-  func measureRaw() async throws -> Double {
-    let raw = try BenchmarkWorker(.raw)
-    var ready = [UInt8(0)]
-    _ = try readExactly(&ready, from: raw.connection.socket)
-    let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) {
-      try? message.withUnsafeBytes { try raw.connection.socket.write($0) }
-      _ = try? readExactly(&message, from: raw.connection.socket)
-    }
-    await raw.stop()
-    return roundTrip
-  }
-  var rawTrip = try await measureRaw()
+  let message = [UInt8](repeating: 7, count: 16)
+  var rawTrip = try await rawRoundTrip(iterations: iterations)
 
   let framed = try BenchmarkWorker(.framed)
   let frame = Frame(kind: 2, payload: message)
@@ -147,7 +150,7 @@ func transportBenchmarks(label: String) async throws -> [Row] {
   } / Double(batches * batch.count)
   await sink.stop()
   rows.append(Row(name: "\(label) pipelined one-way frame (batches of 64)", value: perFrame, unit: "ns", baseline: nil))
-  rawTrip = min(rawTrip, try await measureRaw())
+  rawTrip = min(rawTrip, try await rawRoundTrip(iterations: iterations))
   let baseline = Row(name: "\(label) raw 16-byte round trip", value: rawTrip / 1000, unit: "µs", baseline: nil)
   return [baseline]
     + rows.map { row in

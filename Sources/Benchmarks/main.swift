@@ -1,18 +1,25 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark
+//   swift run -c release bulkhead-benchmark [boundaries]
+//
+// With `boundaries`, only the figures of boundaries placed in workers.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
-// `--sink`).
+// `--sink`), and `child-worker` from the same build directory for the boundary figures.
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
+} else if CommandLine.arguments.dropFirst().first == "boundaries" {
+  printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "unpinned:"))
 } else {
   printTable("In-process core (per action)", coreBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
   printTable("Worker start-up", try await startupBenchmarks())
   var crossProcess = try await transportBenchmarks(label: "unpinned:")
+  var boundaries = try await distributionBenchmarks(label: "unpinned:")
   pinToOneCore()
   crossProcess += try await transportBenchmarks(label: "one core:")
+  boundaries += try await distributionBenchmarks(label: "one core:")
   printTable("Across a process boundary (16-byte messages)", crossProcess)
+  printTable("Boundaries in worker processes (the Payload example)", boundaries)
 }

@@ -108,6 +108,11 @@ public struct ExampleApp: Sendable {
         .removeTimerTapped(id: 1), .timers(.element(id: 2, action: .tick)),
         .timers(.element(id: 2, action: .startTapped)),
       ], awaitingEffects: false, reducer: Timers.init),
+    ExampleApp(
+      "payload", "For studying boundaries: a 100,000-item child state, small changes, a stream",
+      initialState: Payload.State(items: 100_000),
+      actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],
+      reducer: Payload.init),
   ]
 
   /// The app called `name`, if there is one.

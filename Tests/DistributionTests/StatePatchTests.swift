@@ -3,29 +3,59 @@ import Testing
 import Transport
 
 @Suite struct StatePatchTests {
-  @Test func aPatchTurnsTheOldEncodingIntoTheNew() throws {
+  struct Form: Codable, Equatable {
+    var name = ""
+    var tags: [String] = []
+    var count = 0
+    var note: String?
+    var nested = Nested()
+    struct Nested: Codable, Equatable { var flag = false; var level = 0 }
+  }
+
+  @Test func aPatchTurnsTheOldValueIntoTheNew() throws {
     var generator = SeededGenerator(seed: 7)
+    var old = Form()
     for _ in 0..<500 {
-      let old = (0..<Int.random(in: 0..<40, using: &generator)).map { _ in UInt8.random(in: 0...3, using: &generator) }
-      let new = (0..<Int.random(in: 0..<40, using: &generator)).map { _ in UInt8.random(in: 0...3, using: &generator) }
-      #expect(try StatePatch(from: old, to: new).applied(to: old) == new)
+      var new = old
+      switch Int.random(in: 0..<5, using: &generator) {
+      case 0: new.name = "n\(Int.random(in: 0..<9, using: &generator))"
+      case 1: new.tags.append("t")
+      case 2: new.count += 1
+      case 3: new.note = Bool.random(using: &generator) ? nil : "note"
+      default: new.nested.level += 1
+      }
+      let patch = try StatePatch(from: old, to: new)
+      #expect(try patch.map { try $0.applied(to: old) } ?? old == new)
+      old = new
     }
   }
 
-  @Test func oneFieldChangedInAMegabyteIsAPatchOfTensOfBytes() throws {
-    struct Big: Codable { var items: [Int]; var title: String }
-    var state = Big(items: Array(0..<100_000), title: "before")
-    let old = try BinaryEncoder().encode(state)
-    state.title = "after"
-    let new = try BinaryEncoder().encode(state)
-    let patch = StatePatch(from: old, to: new)
-    #expect(old.count > 300_000)
+  @Test func oneFieldChangedInAMegabyteIsAPatchOfAFewBytes() throws {
+    struct Big: Codable, Equatable { var items: [Int]; var title: String }
+    let old = Big(items: Array(0..<250_000), title: "before")
+    var new = old
+    new.title = "after"
+    #expect(try BinaryEncoder().encode(old).count > 900_000)
+    let patch = try #require(try StatePatch(from: old, to: new))
+    #expect(patch == .fields(["title": Array("after".utf8)]) || patch.byteCount < 10)
     #expect(try BinaryEncoder().encode(patch).count < 40)
+    #expect(try patch.applied(to: old) == new)
   }
 
-  @Test func aPatchForAnotherBaseIsAnErrorNotACrash() throws {
-    let patch = StatePatch(from: Array(repeating: 1, count: 10), to: Array(repeating: 1, count: 11))
-    #expect(throws: DistributionError.self) { try patch.applied(to: [1, 2]) }
-    #expect(try patch.applied(to: Array(repeating: 1, count: 10)) == Array(repeating: 1, count: 11))
+  @Test func aStateWhoseKeysAreNotItsPropertiesGoesWhole() throws {
+    struct Renamed: Codable, Equatable {
+      var value = 0
+      enum CodingKeys: String, CodingKey { case value = "v" }
+    }
+    let patch = try #require(try StatePatch(from: Renamed(), to: Renamed(value: 3)))
+    guard case .whole = patch else { Issue.record("expected a whole patch, got \(patch)"); return }
+    #expect(try patch.applied(to: Renamed()) == Renamed(value: 3))
+  }
+
+  @Test func equalStatesNeedNoPatchAndAFieldPatchNeedsABase() throws {
+    #expect(try StatePatch(from: Form(), to: Form()) == nil)
+    #expect(throws: DistributionError.self) {
+      _ = try StatePatch.fields(["count": [2]]).applied(to: Form?.none)
+    }
   }
 }

@@ -53,7 +53,6 @@ private struct BoundaryFinder: BoundaryVisitor {
 private final class ChildServer<Child: Reducer>: BoundaryServer {
   private struct Slot {
     var version: UInt64
-    var bytes: [UInt8]
     var state: Child.State
   }
 
@@ -100,16 +99,12 @@ private final class ChildServer<Child: Reducer>: BoundaryServer {
       return .stale(version: slots[key]?.version ?? Wire.emptyVersion)
     }
     let action = try actions.decode(bytes)
+    let before = slot.state
     let effect = DependencyValues.$current.withValue(dependencies) {
       child.reduce(into: &slot.state, action: action)
     }
-    let newBytes = try states.encode(slot.state)
-    var reply: StatePatch?
-    if newBytes != slot.bytes {
-      reply = StatePatch(from: slot.bytes, to: newBytes)
-      slot.version += 1
-      slot.bytes = newBytes
-    }
+    let reply = try states.patch(before, slot.state)
+    if reply != nil { slot.version += 1 }
     slots[key] = slot
     let portable = try effect.portable(encode: actions.encode) { body in
       runner.keep(body, encode: actions.encode)
@@ -119,9 +114,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer {
 
   /// The slot brought to the host's version, or nil when the request is based on another
   /// version than this worker's.
-  private func current(
-    _ key: [UInt8], baseVersion: UInt64, patch: StatePatch?
-  ) throws -> Slot? {
+  private func current(_ key: [UInt8], baseVersion: UInt64, patch: StatePatch?) throws -> Slot? {
     let existing = baseVersion == Wire.emptyVersion ? nil : slots[key]
     guard baseVersion == Wire.emptyVersion || existing?.version == baseVersion else { return nil }
     guard let patch else {
@@ -130,7 +123,6 @@ private final class ChildServer<Child: Reducer>: BoundaryServer {
       }
       return existing
     }
-    let bytes = try patch.applied(to: existing?.bytes ?? [])
-    return Slot(version: baseVersion + 1, bytes: bytes, state: try states.decode(bytes))
+    return Slot(version: baseVersion + 1, state: try states.apply(patch, existing?.state))
   }
 }

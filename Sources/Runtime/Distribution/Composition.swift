@@ -90,6 +90,11 @@ public final class Composition: Sendable {
   /// boundary is in the host.
   public var socketDirectory: String? { directory?.path }
 
+  /// What has crossed `boundary` so far; nil when it is not placed in workers.
+  public func statistics(of boundary: String) -> BoundaryStatistics? {
+    remotes[boundary]?.statistics
+  }
+
   /// Kills one worker of `boundary` with SIGKILL, as a crash would.
   public func killWorker(of boundary: String, index: Int = 0) {
     remotes[boundary]?.kill(worker: index)

@@ -12,10 +12,9 @@ final class RemoteBoundary: Sendable {
   private let report: @Sendable (BoundaryEvent) -> Void
   private let pool: Locked<Pool>
 
-  /// What the host knows of one child state in a worker.
+  /// What the host knows of one child state in a worker: its version and its value there.
   private struct Synced {
     var version: UInt64
-    var bytes: [UInt8]
     var state: Any
   }
 
@@ -24,6 +23,7 @@ final class RemoteBoundary: Sendable {
     var synced: [[[UInt8]: Synced]]
     var restarts: [ContinuousClock.Instant] = []
     var failure: String?
+    var statistics = BoundaryStatistics()
   }
 
   init(
@@ -37,6 +37,9 @@ final class RemoteBoundary: Sendable {
     self.report = report
     self.pool = Locked(Pool(links: Array(repeating: nil, count: workers), synced: Array(repeating: [:], count: workers)))
   }
+
+  /// What has crossed this boundary so far.
+  var statistics: BoundaryStatistics { pool.withLock { $0.statistics } }
 
   /// The pids of the running workers, in pool order.
   var pids: [Int32] { pool.withLock { $0.links.compactMap { $0?.pid } } }
@@ -97,18 +100,15 @@ final class RemoteBoundary: Sendable {
       do {
         let link = try running(&pool, index)
         let synced = pool.synced[index][slot]
-        let hostBytes = try upToDate(synced, state, states) ?? synced!.bytes
-        let patch = hostBytes == synced?.bytes ? nil : StatePatch(from: synced?.bytes ?? [], to: hostBytes)
+        let patch = try states.patch(synced?.state as? State, state)
         let request = Wire.Request.run(
           slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
-        switch try link.request(request) {
+        let (reply, sent, received) = try link.request(request)
+        pool.statistics.record(sent: sent, received: received, hostPatch: patch, workerPatch: reply.patch)
+        switch reply {
         case let .ran(version, reply, portable):
-          var bytes = hostBytes
-          if let reply {
-            bytes = try reply.applied(to: hostBytes)
-            state = try states.decode(bytes)
-          }
-          pool.synced[index][slot] = Synced(version: version, bytes: bytes, state: state)
+          if let reply { state = try states.apply(reply, state) }
+          pool.synced[index][slot] = Synced(version: version, state: state)
           return try Effect(portable, decode: actions.decode) { run in
             link.effects.proxy(run: run, decode: actions.decode)
           }
@@ -127,15 +127,6 @@ final class RemoteBoundary: Sendable {
     return .none
   }
 
-  /// The encoding of `state` when it may differ from what the worker has; nil when the host
-  /// knows it is unchanged without encoding it.
-  private func upToDate<State>(
-    _ synced: Synced?, _ state: State, _ states: ValueCoding<State>
-  ) throws -> [UInt8]? {
-    if let synced, let known = synced.state as? State, isEqual(known, state) == true { return nil }
-    return try states.encode(state)
-  }
-
   private func running(_ pool: inout Pool, _ index: Int) throws -> WorkerLink {
     if let link = pool.links[index] { return link }
     let link = try launch(index)
@@ -149,6 +140,7 @@ final class RemoteBoundary: Sendable {
     pool.links[index]?.stop()
     pool.links[index] = nil
     pool.synced[index] = [:]
+    pool.statistics.failures += 1
     guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
       let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
       pool.failure = failure

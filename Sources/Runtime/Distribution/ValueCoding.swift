@@ -1,10 +1,14 @@
 import Transport
 
-/// How values of one type cross a process: encoders made once, where the type is known to be
-/// `Codable` although the generic code that holds it does not require it.
+/// How values of one type cross a process: encoders and patches made once, where the type is
+/// known to be `Codable` although the generic code that holds it does not require it.
 struct ValueCoding<Value>: Sendable {
   let encode: @Sendable (Value) throws -> [UInt8]
   let decode: @Sendable ([UInt8]) throws -> Value
+  /// The patch from an old value to a new one; nil when they are equal.
+  let patch: @Sendable (_ old: Value?, _ new: Value) throws -> StatePatch?
+  /// An old value (nil: none yet) with a patch applied.
+  let apply: @Sendable (_ patch: StatePatch, _ old: Value?) throws -> Value
 
   /// Nil when `Value` is not `Codable`.
   init?(_: Value.Type) {
@@ -14,29 +18,25 @@ struct ValueCoding<Value>: Sendable {
 
   private init(
     encode: @escaping @Sendable (Value) throws -> [UInt8],
-    decode: @escaping @Sendable ([UInt8]) throws -> Value
+    decode: @escaping @Sendable ([UInt8]) throws -> Value,
+    patch: @escaping @Sendable (Value?, Value) throws -> StatePatch?,
+    apply: @escaping @Sendable (StatePatch, Value?) throws -> Value
   ) {
     self.encode = encode
     self.decode = decode
+    self.patch = patch
+    self.apply = apply
   }
 
   private static func make<C: Codable & SendableMetatype>(_: C.Type) -> Self {
     // `C` is `Value` itself, opened from the cast above, so these casts cannot fail.
     Self(
       encode: { try BinaryEncoder().encode($0 as! C) },
-      decode: { try BinaryDecoder().decode(C.self, from: $0) as! Value })
-  }
-}
-
-/// Whether two values are equal, when their type says how; nil when it does not.
-func isEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
-  guard let lhs = lhs as? any Equatable else { return nil }
-  return lhs.isEqual(toValueOfSameType: rhs)
-}
-
-extension Equatable {
-  fileprivate func isEqual(toValueOfSameType other: Any) -> Bool {
-    guard let other = other as? Self else { return false }
-    return self == other
+      decode: { try BinaryDecoder().decode(C.self, from: $0) as! Value },
+      patch: { old, new in
+        guard let old else { return try StatePatch(whole: new as! C) }
+        return try StatePatch(from: old as! C, to: new as! C)
+      },
+      apply: { patch, old in try patch.applied(to: old.map { $0 as! C }) as! Value })
   }
 }

@@ -64,8 +64,8 @@ final class WorkerLink: Sendable {
   }
 
   /// Sends `request` and waits for the reply on the calling thread: no thread hop on the path
-  /// of an action.
-  func request(_ request: Wire.Request) throws -> Wire.Reply {
+  /// of an action. Returns the reply and the payload bytes sent and received.
+  func request(_ request: Wire.Request) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
     let frame = try Wire.frame(request)
     return try control.withLock { control in
       try control.send(frame)
@@ -73,7 +73,10 @@ final class WorkerLink: Sendable {
         throw DistributionError.workerUnavailable(
           boundary: process.name, reason: "the worker closed its connection")
       }
-      return try Wire.decode(Wire.Reply.self, from: reply, kind: Wire.controlReplyKind)
+      return (
+        try Wire.decode(Wire.Reply.self, from: reply, kind: Wire.controlReplyKind),
+        frame.payload.count, reply.payload.count
+      )
     }
   }
 

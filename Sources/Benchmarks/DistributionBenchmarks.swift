@@ -1,0 +1,72 @@
+import Bulkhead
+import Examples
+import Foundation
+import Transport
+
+/// One action through a boundary placed in a worker, effect-produced actions routed back
+/// through the host, and what a large child state costs; all against the raw round trip of 16
+/// bytes over a Unix socket measured in the same run.
+@MainActor
+func distributionBenchmarks(label: String) async throws -> [Row] {
+  let iterations = 5_000
+  var raw = try await rawRoundTrip(iterations: 20_000)
+  let composition = try Composition(
+    root: Payload(), placement: Placement(file: "benchmark", entries: [.init(path: "store")]),
+    command: childWorker())
+  defer { composition.shutdown() }
+
+  let small = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+  small.send(.store(.bump))
+  let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) { small.send(.store(.bump)) }
+  var rows = [
+    Row(name: "\(label) remote action round trip (send → patch applied)", value: roundTrip / 1000, unit: "µs", baseline: nil)
+  ]
+
+  let streamed = 2_000
+  let clock = ContinuousClock()
+  var best = Duration.seconds(1000)
+  for _ in 0..<3 {
+    best = min(best, await clock.measure { await small.send(.store(.stream(count: streamed))).finish() })
+  }
+  rows.append(Row(name: "\(label) effect action routed through the host (each awaited)", value: microseconds(best) / Double(streamed), unit: "µs", baseline: nil))
+
+  for items in [250, 25_000, 250_000] {
+    let state = Payload.State(items: items)
+    let encoded = try BinaryEncoder().encode(state.store).count
+    let store = Store(initialState: state) { composition.compose(Payload()) }
+    store.send(.store(.bump))
+    let count = items > 100_000 ? 50 : 500
+    let cpuBefore = processCPUTime()
+    let perAction = nanosecondsPerCall(iterations: count, rounds: 1) { store.send(.store(.bump)) }
+    let cpuPerAction = (processCPUTime() - cpuBefore) / Double(count)
+    let patch = composition.statistics(of: "store")?.lastWorkerPatchBytes ?? 0
+    let size = encoded >= 1 << 20 ? "\(encoded >> 20) MB" : "\(encoded >> 10) KB"
+    rows.append(Row(name: "\(label) one field changed in a \(size) child state: round trip (patch \(patch) B, host CPU \(String(format: "%.0f", cpuPerAction / 1000)) µs)", value: perAction / 1000, unit: "µs", baseline: nil))
+  }
+  raw = min(raw, try await rawRoundTrip(iterations: 20_000))
+  let baseline = Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)
+  return [baseline] + rows.map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000) }
+}
+
+/// The `child-worker` built beside this benchmark.
+private func childWorker() throws -> WorkerCommand {
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("child-worker")
+  guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+    throw DistributionError.workerUnavailable(
+      boundary: "store",
+      reason: "\(executable.path) is missing; build it first with \"swift build -c release --product child-worker\", or run \"./compose.sh bench\"")
+  }
+  return WorkerCommand(executable: executable) { ["--app", "payload", "--boundary", $0] }
+}
+
+private func microseconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+}
+
+/// CPU time this process has used, in nanoseconds.
+private func processCPUTime() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+  return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
+}
