@@ -1,0 +1,85 @@
+/// Writes a message field by field, for protocols that lay out their own messages instead of
+/// going through `Codable`: varints, and byte strings prefixed by their length.
+///
+/// ```swift
+/// var writer = ByteWriter()
+/// writer.write(7)
+/// writer.write(bytes: payload)
+/// let frame = Frame(kind: 1, payload: writer.bytes)
+/// ```
+public struct ByteWriter: Sendable {
+  public private(set) var bytes: [UInt8] = []
+
+  public init() {}
+
+  public mutating func write(_ value: UInt64) { VarInt.write(value, to: &bytes) }
+
+  public mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
+
+  public mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+
+  public mutating func write(bytes value: [UInt8]) {
+    write(UInt64(value.count))
+    bytes.append(contentsOf: value)
+  }
+
+  public mutating func write(_ value: String) { write(bytes: Array(value.utf8)) }
+}
+
+/// Reads what a `ByteWriter` wrote, checking every length against the bytes that remain:
+/// truncated or garbage input is a `TransportError.malformed`, never a crash.
+public struct ByteReader: Sendable {
+  private let bytes: [UInt8]
+  private var offset = 0
+
+  public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  /// Whether every byte has been read.
+  public var isAtEnd: Bool { offset == bytes.count }
+
+  public mutating func readUInt64() throws(TransportError) -> UInt64 {
+    var value: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      guard offset < bytes.count else { throw .malformed("a varint runs past the end of the message") }
+      guard shift < 64 else { throw .malformed("a varint is longer than 64 bits") }
+      let byte = bytes[offset]
+      offset += 1
+      value |= UInt64(byte & 0x7F) << shift
+      if byte & 0x80 == 0 { return value }
+      shift += 7
+    }
+  }
+
+  public mutating func readInt() throws(TransportError) -> Int {
+    Int(truncatingIfNeeded: Int64(bitPattern: try readUInt64()))
+  }
+
+  public mutating func readBool() throws(TransportError) -> Bool {
+    guard offset < bytes.count else { throw .malformed("a flag runs past the end of the message") }
+    offset += 1
+    return bytes[offset - 1] != 0
+  }
+
+  public mutating func readBytes() throws(TransportError) -> [UInt8] {
+    let count = try readUInt64()
+    guard count <= UInt64(bytes.count - offset) else {
+      throw .malformed("a field of \(count) bytes runs past the end of the message")
+    }
+    defer { offset += Int(count) }
+    return Array(bytes[offset..<(offset + Int(count))])
+  }
+
+  public mutating func readString() throws(TransportError) -> String {
+    String(decoding: try readBytes(), as: UTF8.self)
+  }
+
+  /// A count of items that each take at least one byte: never more than the bytes left.
+  public mutating func readCount() throws(TransportError) -> Int {
+    let count = try readUInt64()
+    guard count <= UInt64(bytes.count - offset) else {
+      throw .malformed("a count of \(count) is more than the message could hold")
+    }
+    return Int(count)
+  }
+}
