@@ -20,6 +20,16 @@ struct BoundaryContext: Sendable {
       ? BoundaryContext(remotes: remotes, path: path) : nil
     return Self.$current.withValue(inner) { child.reduce(into: &state, action: action) }
   }
+
+  /// Tells the workers of the boundary `name` that the child state of `element` (or its only
+  /// child) left the host's state. Nothing to do in a plain store.
+  static func childRemoved(
+    atBoundary name: @autoclosure () -> String?, element: @autoclosure () -> (any Sendable)? = nil
+  ) {
+    guard let context = current else { return }
+    let path = BoundaryPath.joining(context.path, name() ?? BoundaryPath.unnamed)
+    context.remotes[path]?.remove(element: element())
+  }
 }
 
 extension Reducer {

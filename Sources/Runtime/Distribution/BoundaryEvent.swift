@@ -5,6 +5,9 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
   case workerStarted(boundary: String, pid: Int32)
   /// A worker's connection ended: it exited, crashed or was killed.
   case workerExited(boundary: String, pid: Int32)
+  /// A worker was let go because the child state it served left the host's state; a fresh
+  /// worker takes its place.
+  case workerRetired(boundary: String, pid: Int32)
   /// A worker was started again after `reason`, from the host's copy of the child state.
   case workerRestarted(boundary: String, pid: Int32, reason: String)
   /// Effects that were running in a worker when it died; their remaining actions are lost.
@@ -19,6 +22,7 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case let .workerStarted(boundary, pid): "worker \(pid) serves \(boundary)"
     case let .workerExited(boundary, pid): "worker \(pid) (\(boundary)) is gone"
+    case let .workerRetired(boundary, pid): "worker \(pid) (\(boundary)) retired with its child"
     case let .workerRestarted(boundary, pid, reason):
       "worker \(pid) restarted for \(boundary) after: \(reason)"
     case let .effectsLost(boundary, count): "\(count) effect(s) of \(boundary) were lost"

@@ -17,6 +17,10 @@ public struct BoundaryStatistics: Sendable, Equatable {
   public var lastWorkerPatchBytes = 0
   /// Workers that died or misbehaved.
   public var failures = 0
+  /// Workers let go with their `ifLet` child, and element states a `forEach` worker forgot
+  /// because the element was removed.
+  public var workersRetired = 0
+  public var slotsDropped = 0
 
   mutating func record(sent: Int, received: Int, hostPatch: StatePatch?, workerPatch: StatePatch?) {
     actions += 1

@@ -36,7 +36,8 @@ public final class Composition: Sendable {
   ) throws {
     var checker = CodabilityChecker()
     visitBoundaries(of: root, under: "", with: &checker)
-    try placement.validate(against: root.boundaries)
+    let boundaries = root.boundaries
+    try placement.validate(against: boundaries)
     for entry in placement.entries {
       if let type = checker.uncodable[entry.path] {
         throw DistributionError.placement(
@@ -56,7 +57,9 @@ public final class Composition: Sendable {
     for (number, entry) in placement.entries.enumerated() {
       let boundary = entry.path
       remotes[boundary] = RemoteBoundary(
-        path: boundary, workers: entry.workers, policy: restartPolicy, report: onEvent
+        path: boundary, workers: entry.workers,
+        retiresWorkers: Self.servesOneChild(boundary, in: boundaries),
+        policy: restartPolicy, report: onEvent
       ) { index in
         let link = try WorkerLink(
           boundary: boundary, name: "w\(number)-\(index)", command: command,
@@ -74,6 +77,14 @@ public final class Composition: Sendable {
       shutdown()
       throw error
     }
+  }
+
+  /// Whether the workers of `path` serve a single optional child, so that they can be retired
+  /// with it: an `ifLet` or `ifCaseLet` that is not inside a `forEach`, whose elements would
+  /// share it.
+  private static func servesOneChild(_ path: String, in boundaries: [BoundaryDescription]) -> Bool {
+    boundaries.contains { $0.path == path && ($0.kind == .ifLet || $0.kind == .ifCaseLet) }
+      && !boundaries.contains { $0.kind == .forEach && path.hasPrefix($0.path + ".") }
   }
 
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.

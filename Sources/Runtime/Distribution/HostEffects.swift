@@ -9,9 +9,17 @@ final class HostEffects: Sendable {
     case action(sequence: UInt64, bytes: [UInt8])
   }
 
+  private enum Phase {
+    case open
+    /// The worker is gone: effects still running, or starting now, are lost.
+    case closed
+    /// The worker was let go with its child: its effects were cancelled, none is lost.
+    case retired
+  }
+
   private struct State {
     var proxies: [UInt64: AsyncStream<Delivery>.Continuation] = [:]
-    var isClosed = false
+    var phase = Phase.open
   }
 
   private let state = Mutex(State())
@@ -42,7 +50,11 @@ final class HostEffects: Sendable {
     Effect(
       .run(priority: nil) { [self] send in
         let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
-        guard register(run, continuation) else { return onLost(1) }
+        switch register(run, continuation) {
+        case .open: break
+        case .closed: return onLost(1)
+        case .retired: return
+        }
         self.send(.start(run: run))
         await withTaskCancellationHandler {
           for await case let .action(sequence, bytes) in deliveries {
@@ -57,21 +69,31 @@ final class HostEffects: Sendable {
 
   /// Ends every proxy, reporting them lost, and the connection.
   func close() {
+    let proxies = end(as: .closed)
+    if !proxies.isEmpty { onLost(proxies.count) }
+  }
+
+  /// Ends every proxy as if its effect had finished, and the connection: for a worker let go
+  /// with its child, whose effects the host cancels in the same pass.
+  func retire() {
+    _ = end(as: .retired)
+  }
+
+  private func end(as phase: Phase) -> [AsyncStream<Delivery>.Continuation] {
     let proxies = state.withLock { state in
-      state.isClosed = true
+      if state.phase == .open { state.phase = phase }
       defer { state.proxies = [:] }
       return Array(state.proxies.values)
     }
     for proxy in proxies { proxy.finish() }
-    if !proxies.isEmpty { onLost(proxies.count) }
     channel.withLock { $0?.close() }
+    return proxies
   }
 
-  private func register(_ run: UInt64, _ continuation: AsyncStream<Delivery>.Continuation) -> Bool {
+  private func register(_ run: UInt64, _ continuation: AsyncStream<Delivery>.Continuation) -> Phase {
     state.withLock { state in
-      guard !state.isClosed else { return false }
-      state.proxies[run] = continuation
-      return true
+      if state.phase == .open { state.proxies[run] = continuation }
+      return state.phase
     }
   }
 

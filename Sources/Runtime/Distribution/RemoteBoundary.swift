@@ -4,9 +4,13 @@ import Transport
 /// The host's side of one boundary placed in workers: keeps, per worker, the version and
 /// encoding of each child state the worker has seen; brings the worker up to date before an
 /// action when the host changed the state; applies the worker's patch; restarts dead workers
-/// from the host's copy and re-runs the action that was in flight.
+/// from the host's copy and re-runs the action that was in flight; lets a worker go when the
+/// child it served leaves the host's state.
 final class RemoteBoundary: Sendable {
   let path: String
+  /// Whether a worker is retired, and a fresh one started, when its child state is removed:
+  /// for an `ifLet` or `ifCaseLet` whose child is the only one its workers serve.
+  private let retiresWorkers: Bool
   private let launch: @Sendable (_ index: Int) throws -> WorkerLink
   private let policy: RestartPolicy
   private let report: @Sendable (BoundaryEvent) -> Void
@@ -19,52 +23,90 @@ final class RemoteBoundary: Sendable {
   }
 
   private struct Pool {
-    var links: [WorkerLink?]
+    var members: [PoolMember]
     var synced: [[[UInt8]: Synced]]
+    /// Retired workers that may still be exiting.
+    var retired: [WorkerLink] = []
     var restarts: [ContinuousClock.Instant] = []
     var failure: String?
     var statistics = BoundaryStatistics()
+
+    /// The worker that serves `slot`: the same one for an element id in every run.
+    func index(of slot: [UInt8]) -> Int {
+      slot.isEmpty ? 0 : Int(RemoteBoundary.hash(slot) % UInt64(members.count))
+    }
   }
 
   init(
-    path: String, workers: Int, policy: RestartPolicy,
+    path: String, workers: Int, retiresWorkers: Bool, policy: RestartPolicy,
     report: @escaping @Sendable (BoundaryEvent) -> Void,
     launch: @escaping @Sendable (_ index: Int) throws -> WorkerLink
   ) {
     self.path = path
+    self.retiresWorkers = retiresWorkers
     self.launch = launch
     self.policy = policy
     self.report = report
-    self.pool = Locked(Pool(links: Array(repeating: nil, count: workers), synced: Array(repeating: [:], count: workers)))
+    self.pool = Locked(
+      Pool(members: Array(repeating: .empty, count: workers), synced: Array(repeating: [:], count: workers)))
   }
 
   /// What has crossed this boundary so far.
   var statistics: BoundaryStatistics { pool.withLock { $0.statistics } }
 
   /// The pids of the running workers, in pool order.
-  var pids: [Int32] { pool.withLock { $0.links.compactMap { $0?.pid } } }
+  var pids: [Int32] { pool.withLock { $0.members.compactMap { $0.link?.pid } } }
 
   /// Starts every worker of the pool that is not running.
   func start() throws {
     try pool.withLock { pool in
-      for index in pool.links.indices where pool.links[index] == nil {
-        pool.links[index] = try launch(index)
+      for index in pool.members.indices {
+        _ = try running(&pool, index)
       }
     }
   }
 
-  /// Stops every worker.
+  /// Stops every worker, including retired ones still exiting and successors still starting.
   func stop() {
-    let links = pool.withLock { pool in
-      defer { pool.links = pool.links.map { _ in nil } }
-      return pool.links.compactMap { $0 }
+    let (members, retired) = pool.withLock { pool in
+      defer {
+        pool.members = pool.members.map { _ in .empty }
+        pool.retired = []
+      }
+      return (pool.members, pool.retired)
     }
-    for link in links { link.stop() }
+    for member in members {
+      switch member {
+      case .empty: break
+      case let .starting(start): (try? start.wait())?.stop()
+      case let .running(link): link.stop()
+      }
+    }
+    for link in retired { link.stop() }
   }
 
   /// Kills the worker at `index` with SIGKILL, as a crash would: for fault injection.
   func kill(worker index: Int) {
-    pool.withLock { $0.links[index]?.process.kill() }
+    pool.withLock { $0.members[index].link?.process.kill() }
+  }
+
+  /// The child state of `element`, or the boundary's only child when `element` is nil, left
+  /// the host's state. Its worker forgets its copy, or is retired and replaced by a fresh one.
+  /// The child's effects are cancelled by the host in the same pass.
+  func remove(element: (any Sendable)?) {
+    guard let slot = try? element.map(Self.encodeElement) ?? [] else { return }
+    pool.withLock { pool in
+      let index = pool.index(of: slot)
+      guard pool.synced[index].removeValue(forKey: slot) != nil else { return }
+      if retiresWorkers {
+        retire(&pool, index)
+        pool.statistics.workersRetired += 1
+      } else {
+        pool.statistics.slotsDropped += 1
+        // A worker that is gone has nothing left to forget; its successor starts empty.
+        _ = try? pool.members[index].link?.request(.drop(slot: slot))
+      }
+    }
   }
 
   /// Runs `action` on `state` in the worker that serves it, and returns the child's effects
@@ -95,7 +137,7 @@ final class RemoteBoundary: Sendable {
     _ pool: inout Pool, slot: [UInt8], action: [UInt8], state: inout State,
     states: ValueCoding<State>, actions: ValueCoding<Action>
   ) -> Effect<Action> {
-    let index = slot.isEmpty ? 0 : Int(Self.hash(slot) % UInt64(pool.links.count))
+    let index = pool.index(of: slot)
     while pool.failure == nil {
       do {
         let link = try running(&pool, index)
@@ -121,24 +163,45 @@ final class RemoteBoundary: Sendable {
           throw DistributionError.protocolViolation("a worker answered a run with \"dropped\"")
         }
       } catch {
-        retire(&pool, index, reason: "\(error)")
+        restart(&pool, index, after: "\(error)")
       }
     }
     return .none
   }
 
   private func running(_ pool: inout Pool, _ index: Int) throws -> WorkerLink {
-    if let link = pool.links[index] { return link }
-    let link = try launch(index)
-    pool.links[index] = link
-    return link
+    switch pool.members[index] {
+    case let .running(link):
+      return link
+    case let .starting(start):
+      pool.members[index] = .empty
+      let link = try start.wait()
+      pool.members[index] = .running(link)
+      return link
+    case .empty:
+      let link = try launch(index)
+      pool.members[index] = .running(link)
+      return link
+    }
+  }
+
+  /// Lets the worker at `index` go without waiting for it to exit, and starts its successor
+  /// in the background.
+  private func retire(_ pool: inout Pool, _ index: Int) {
+    guard let link = pool.members[index].link else { return }
+    report(.workerRetired(boundary: path, pid: link.pid))
+    link.retire()
+    pool.synced[index] = [:]
+    pool.retired.removeAll { $0.hasExited }
+    pool.retired.append(link)
+    pool.members[index] = .starting(WorkerStart { [launch] in try launch(index) })
   }
 
   /// Drops the worker at `index` after it died or misbehaved, forgetting what it had; marks
   /// the boundary failed when it has been restarted too often.
-  private func retire(_ pool: inout Pool, _ index: Int, reason: String) {
-    pool.links[index]?.stop()
-    pool.links[index] = nil
+  private func restart(_ pool: inout Pool, _ index: Int, after reason: String) {
+    pool.members[index].link?.stop()
+    pool.members[index] = .empty
     pool.synced[index] = [:]
     pool.statistics.failures += 1
     guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
@@ -149,7 +212,7 @@ final class RemoteBoundary: Sendable {
     }
     do {
       let link = try launch(index)
-      pool.links[index] = link
+      pool.members[index] = .running(link)
       report(.workerRestarted(boundary: path, pid: link.pid, reason: reason))
     } catch {
       report(.actionFailed(boundary: path, reason: "restart failed: \(error)"))
@@ -164,7 +227,7 @@ final class RemoteBoundary: Sendable {
   }
 
   /// FNV-1a: the same element lands on the same worker in every run.
-  private static func hash(_ bytes: [UInt8]) -> UInt64 {
+  fileprivate static func hash(_ bytes: [UInt8]) -> UInt64 {
     bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }

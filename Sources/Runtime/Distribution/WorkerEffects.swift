@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import Transport
 
@@ -117,12 +116,8 @@ final class WorkerEffects: Sendable {
 
   private func send(_ message: Wire.EffectMessage) {
     guard let frame = try? Wire.frame(message) else { return }
-    channel.withLock { channel in
-      do {
-        try channel?.send(frame)
-      } catch {
-        FileHandle.standardError.write(Data("worker: the host is unreachable: \(error)\n".utf8))
-      }
-    }
+    // A failed send means the host closed this connection: it retired this worker or is gone,
+    // and the end of the control connection stops the worker.
+    channel.withLock { _ = try? $0?.send(frame) }
   }
 }

@@ -80,6 +80,17 @@ final class WorkerLink: Sendable {
     }
   }
 
+  /// Lets the worker go without waiting for it: its effects end without being reported lost,
+  /// and it exits on its own when its input closes. A later `stop()` makes sure it did.
+  func retire() {
+    effects.retire()
+    control.withLock { $0.socket.shutdown() }
+    process.closeInput()
+  }
+
+  /// Whether the worker's process has exited.
+  var hasExited: Bool { ProcessWatch.waitForExit(of: process.pid, milliseconds: 0) }
+
   /// Stops the worker: closes its connections and stdin, waits briefly for it to exit, and
   /// kills it if it does not.
   func stop() {

@@ -44,6 +44,9 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     guard idsBefore != elements.ids else { return elementEffects.merge(with: parentEffects) }
     let removed = idsBefore.filter { elements[id: $0] == nil }
     guard !removed.isEmpty else { return elementEffects.merge(with: parentEffects) }
+    for id in removed {
+      BoundaryContext.childRemoved(atBoundary: toElementAction.staticName, element: id)
+    }
     return .merge(
       [elementEffects, parentEffects] + removed.map { .cancel(childAt: path(forElement: $0)) })
   }

@@ -38,9 +38,12 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let childEffects = reduceChild(into: &state, action: action)
     let identityBefore = childIdentity(in: state)
     let parentEffects = parent.reduce(into: &state, action: action)
+    let identityAfter = childIdentity(in: state)
+    if let identityBefore, identityBefore != identityAfter {
+      BoundaryContext.childRemoved(atBoundary: toChildAction.staticName)
+    }
     return .childThenParent(
-      childEffects, parentEffects, identityBefore: identityBefore,
-      identityAfter: childIdentity(in: state))
+      childEffects, parentEffects, identityBefore: identityBefore, identityAfter: identityAfter)
   }
 
   private func childIdentity(in state: Parent.State) -> ChildIdentity? {
