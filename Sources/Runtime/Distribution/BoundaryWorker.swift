@@ -22,7 +22,7 @@ public enum BoundaryWorker {
     while let frame = try control.receive() {
       let reply: Wire.Reply
       do {
-        reply = server.handle(try Wire.decode(Wire.Request.self, from: frame, kind: Wire.controlRequestKind))
+        reply = server.handle(try Wire.decode(Wire.Request.self, from: frame))
       } catch {
         reply = .failed("\(error)")
       }

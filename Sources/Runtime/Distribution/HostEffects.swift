@@ -98,7 +98,7 @@ final class HostEffects: Sendable {
   }
 
   private func receive(_ frame: Frame) {
-    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame, kind: Wire.effectKind)
+    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame)
     else {
       // Bad bytes from a worker end its connection, never the host.
       channel.withLock { $0?.close() }
@@ -120,7 +120,7 @@ final class HostEffects: Sendable {
   }
 
   private func send(_ message: Wire.EffectMessage) {
-    guard let frame = try? Wire.frame(message) else { return }
+    let frame = Wire.frame(message)
     channel.withLock { try? $0?.send(frame) }
   }
 }

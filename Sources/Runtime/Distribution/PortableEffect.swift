@@ -3,7 +3,7 @@
 /// by a number the worker keeps it under. The host rebuilds the tree around proxies for those
 /// bodies, so ordering, cancellation and test-store bookkeeping all happen in the host, exactly
 /// as in one process.
-indirect enum PortableEffect: Codable, Equatable, Sendable {
+indirect enum PortableEffect: Equatable, Sendable {
   case none
   case send([UInt8])
   case run(UInt64)
@@ -14,7 +14,7 @@ indirect enum PortableEffect: Codable, Equatable, Sendable {
 }
 
 /// A cancel key as text: the id's type and value, and the worker-side navigation path.
-struct PortableCancelKey: Codable, Hashable, Sendable {
+struct PortableCancelKey: Hashable, Sendable {
   var id: String?
   var path: [String]
 }

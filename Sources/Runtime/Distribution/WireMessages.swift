@@ -3,16 +3,15 @@ import Transport
 /// The messages between the host and a worker. The control connection carries one request and
 /// its reply at a time, synchronously inside the host's reducer; the effects connection carries
 /// everything that happens later, in both directions.
+///
+/// Every action pays for these messages twice, so they lay out their own bytes (see
+/// `WireLayout.swift`) instead of going through `Codable`.
 enum Wire {
-  static let controlRequestKind: UInt8 = 0x20
-  static let controlReplyKind: UInt8 = 0x21
-  static let effectKind: UInt8 = 0x22
-
   /// A state version that means "nothing": a request based on it replaces the worker's copy.
   static let emptyVersion: UInt64 = 0
 
   /// Host → worker, on the control connection.
-  enum Request: Codable, Equatable {
+  enum Request: Equatable {
     /// Bring `slot` from `baseVersion` up to date with `patch` if any, then run `action`.
     case run(slot: [UInt8], baseVersion: UInt64, patch: StatePatch?, action: [UInt8])
     /// Forget the state of `slot`.
@@ -20,7 +19,7 @@ enum Wire {
   }
 
   /// Worker → host, on the control connection.
-  enum Reply: Codable, Equatable {
+  enum Reply: Equatable {
     /// The action ran: the slot is now at `version`, changed by `patch` if it changed, and
     /// the child's effects are `effect`.
     case ran(version: UInt64, patch: StatePatch?, effect: PortableEffect)
@@ -31,7 +30,7 @@ enum Wire {
   }
 
   /// Either way, on the effects connection.
-  enum EffectMessage: Codable, Equatable {
+  enum EffectMessage: Equatable {
     /// Host → worker: start the effect body `run`.
     case start(run: UInt64)
     /// Host → worker: cancel `run`.
@@ -44,28 +43,32 @@ enum Wire {
     case finished(run: UInt64)
   }
 
-  static func frame(_ request: Request) throws -> Frame {
-    Frame(kind: controlRequestKind, payload: try BinaryEncoder().encode(request))
+  static func frame<Message: WireMessage>(_ message: Message) -> Frame {
+    var writer = ByteWriter()
+    message.write(to: &writer)
+    return Frame(kind: Message.frameKind, payload: writer.bytes)
   }
 
-  static func frame(_ reply: Reply) throws -> Frame {
-    Frame(kind: controlReplyKind, payload: try BinaryEncoder().encode(reply))
-  }
-
-  static func frame(_ message: EffectMessage) throws -> Frame {
-    Frame(kind: effectKind, payload: try BinaryEncoder().encode(message))
-  }
-
-  static func decode<Message: Decodable>(
-    _: Message.Type, from frame: Frame, kind: UInt8
+  static func decode<Message: WireMessage>(
+    _: Message.Type, from frame: Frame
   ) throws(DistributionError) -> Message {
-    guard frame.kind == kind else {
-      throw .protocolViolation("expected a frame of kind \(kind), got \(frame.kind)")
+    guard frame.kind == Message.frameKind else {
+      throw .protocolViolation("expected a \(Message.self) frame (kind \(Message.frameKind)), got kind \(frame.kind)")
     }
     do {
-      return try BinaryDecoder().decode(Message.self, from: frame.payload)
+      var reader = ByteReader(frame.payload)
+      let message = try Message(from: &reader)
+      guard reader.isAtEnd else { throw TransportError.malformed("bytes left over after the message") }
+      return message
     } catch {
       throw .protocolViolation("a \(Message.self) frame does not decode: \(error)")
     }
   }
+}
+
+/// A message that lays out its own bytes on the wire.
+protocol WireMessage {
+  static var frameKind: UInt8 { get }
+  func write(to writer: inout ByteWriter)
+  init(from reader: inout ByteReader) throws(TransportError)
 }

@@ -64,7 +64,7 @@ final class WorkerEffects: Sendable {
   }
 
   private func receive(_ frame: Frame) {
-    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame, kind: Wire.effectKind)
+    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame)
     else {
       stop()
       return
@@ -115,7 +115,7 @@ final class WorkerEffects: Sendable {
   }
 
   private func send(_ message: Wire.EffectMessage) {
-    guard let frame = try? Wire.frame(message) else { return }
+    let frame = Wire.frame(message)
     // A failed send means the host closed this connection: it retired this worker or is gone,
     // and the end of the control connection stops the worker.
     channel.withLock { _ = try? $0?.send(frame) }

@@ -66,7 +66,7 @@ final class WorkerLink: Sendable {
   /// Sends `request` and waits for the reply on the calling thread: no thread hop on the path
   /// of an action. Returns the reply and the payload bytes sent and received.
   func request(_ request: Wire.Request) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
-    let frame = try Wire.frame(request)
+    let frame = Wire.frame(request)
     return try control.withLock { control in
       try control.send(frame)
       guard let reply = try control.receive() else {
@@ -74,7 +74,7 @@ final class WorkerLink: Sendable {
           boundary: process.name, reason: "the worker closed its connection")
       }
       return (
-        try Wire.decode(Wire.Reply.self, from: reply, kind: Wire.controlReplyKind),
+        try Wire.decode(Wire.Reply.self, from: reply),
         frame.payload.count, reply.payload.count
       )
     }

@@ -1,0 +1,248 @@
+import Transport
+
+// The byte layout of the wire messages: a varint tag for each enum case, then its fields in
+// order. Optionals are a flag then the value; lists are a count then the items. Readers check
+// every length and tag, and nest effects no deeper than `PortableEffect.maximumDepth`.
+
+extension Wire.Request: WireMessage {
+  static let frameKind: UInt8 = 0x20
+
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .run(slot, baseVersion, patch, action):
+      writer.write(0 as UInt64)
+      writer.write(bytes: slot)
+      writer.write(baseVersion)
+      writer.write(optional: patch)
+      writer.write(bytes: action)
+    case let .drop(slot):
+      writer.write(1 as UInt64)
+      writer.write(bytes: slot)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0:
+      self = .run(
+        slot: try reader.readBytes(), baseVersion: try reader.readUInt64(),
+        patch: try reader.readOptional(StatePatch.self), action: try reader.readBytes())
+    case 1: self = .drop(slot: try reader.readBytes())
+    case let tag: throw .malformed("unknown request tag \(tag)")
+    }
+  }
+}
+
+extension Wire.Reply: WireMessage {
+  static let frameKind: UInt8 = 0x21
+
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .ran(version, patch, effect):
+      writer.write(0 as UInt64)
+      writer.write(version)
+      writer.write(optional: patch)
+      effect.write(to: &writer)
+    case let .stale(version):
+      writer.write(1 as UInt64)
+      writer.write(version)
+    case .dropped:
+      writer.write(2 as UInt64)
+    case let .failed(reason):
+      writer.write(3 as UInt64)
+      writer.write(reason)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0:
+      self = .ran(
+        version: try reader.readUInt64(), patch: try reader.readOptional(StatePatch.self),
+        effect: try PortableEffect(from: &reader))
+    case 1: self = .stale(version: try reader.readUInt64())
+    case 2: self = .dropped
+    case 3: self = .failed(try reader.readString())
+    case let tag: throw .malformed("unknown reply tag \(tag)")
+    }
+  }
+}
+
+extension Wire.EffectMessage: WireMessage {
+  static let frameKind: UInt8 = 0x22
+
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .start(run):
+      writer.write(0 as UInt64)
+      writer.write(run)
+    case let .cancel(run):
+      writer.write(1 as UInt64)
+      writer.write(run)
+    case let .processed(sequence):
+      writer.write(2 as UInt64)
+      writer.write(sequence)
+    case let .action(run, sequence, bytes):
+      writer.write(3 as UInt64)
+      writer.write(run)
+      writer.write(sequence)
+      writer.write(bytes: bytes)
+    case let .finished(run):
+      writer.write(4 as UInt64)
+      writer.write(run)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0: self = .start(run: try reader.readUInt64())
+    case 1: self = .cancel(run: try reader.readUInt64())
+    case 2: self = .processed(sequence: try reader.readUInt64())
+    case 3:
+      self = .action(run: try reader.readUInt64(), sequence: try reader.readUInt64(), bytes: try reader.readBytes())
+    case 4: self = .finished(run: try reader.readUInt64())
+    case let tag: throw .malformed("unknown effect message tag \(tag)")
+    }
+  }
+}
+
+/// A part of a wire message.
+protocol WireField {
+  func write(to writer: inout ByteWriter)
+  init(from reader: inout ByteReader) throws(TransportError)
+}
+
+extension StatePatch: WireField {
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .fields(fields):
+      writer.write(0 as UInt64)
+      writer.write(UInt64(fields.count))
+      // Sorted, so that equal patches are equal bytes.
+      for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+        writer.write(key)
+        writer.write(bytes: value)
+      }
+    case let .whole(bytes):
+      writer.write(1 as UInt64)
+      writer.write(bytes: bytes)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0:
+      var fields: [String: [UInt8]] = [:]
+      for _ in 0..<(try reader.readCount()) {
+        let key = try reader.readString()
+        fields[key] = try reader.readBytes()
+      }
+      self = .fields(fields)
+    case 1: self = .whole(try reader.readBytes())
+    case let tag: throw .malformed("unknown state patch tag \(tag)")
+    }
+  }
+}
+
+extension PortableEffect: WireField {
+  /// How deeply effects may nest in a message: far beyond what features build, and shallow
+  /// enough that a hostile message cannot exhaust the stack.
+  static let maximumDepth = 64
+
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case .none:
+      writer.write(0 as UInt64)
+    case let .send(bytes):
+      writer.write(1 as UInt64)
+      writer.write(bytes: bytes)
+    case let .run(number):
+      writer.write(2 as UInt64)
+      writer.write(number)
+    case let .merge(effects):
+      writer.write(3 as UInt64)
+      writer.write(list: effects)
+    case let .concatenate(effects):
+      writer.write(4 as UInt64)
+      writer.write(list: effects)
+    case let .cancellable(key, cancelInFlight, effect):
+      writer.write(5 as UInt64)
+      key.write(to: &writer)
+      writer.write(cancelInFlight)
+      effect.write(to: &writer)
+    case let .cancel(key):
+      writer.write(6 as UInt64)
+      key.write(to: &writer)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    try self.init(from: &reader, depth: 0)
+  }
+
+  private init(from reader: inout ByteReader, depth: Int) throws(TransportError) {
+    guard depth < Self.maximumDepth else {
+      throw .malformed("effects nest deeper than \(Self.maximumDepth)")
+    }
+    switch try reader.readUInt64() {
+    case 0: self = .none
+    case 1: self = .send(try reader.readBytes())
+    case 2: self = .run(try reader.readUInt64())
+    case 3: self = .merge(try Self.readList(from: &reader, depth: depth + 1))
+    case 4: self = .concatenate(try Self.readList(from: &reader, depth: depth + 1))
+    case 5:
+      self = .cancellable(
+        try PortableCancelKey(from: &reader), cancelInFlight: try reader.readBool(),
+        try PortableEffect(from: &reader, depth: depth + 1))
+    case 6: self = .cancel(try PortableCancelKey(from: &reader))
+    case let tag: throw .malformed("unknown effect tag \(tag)")
+    }
+  }
+
+  private static func readList(
+    from reader: inout ByteReader, depth: Int
+  ) throws(TransportError) -> [PortableEffect] {
+    var effects: [PortableEffect] = []
+    for _ in 0..<(try reader.readCount()) {
+      effects.append(try PortableEffect(from: &reader, depth: depth))
+    }
+    return effects
+  }
+}
+
+extension PortableCancelKey: WireField {
+  func write(to writer: inout ByteWriter) {
+    writer.write(optional: id)
+    writer.write(UInt64(path.count))
+    for element in path { writer.write(element) }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    id = try reader.readOptional(String.self)
+    path = []
+    for _ in 0..<(try reader.readCount()) { path.append(try reader.readString()) }
+  }
+}
+
+extension String: WireField {
+  func write(to writer: inout ByteWriter) { writer.write(self) }
+  init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readString() }
+}
+
+extension ByteWriter {
+  mutating func write<Field: WireField>(optional field: Field?) {
+    write(field != nil)
+    field?.write(to: &self)
+  }
+
+  mutating func write<Field: WireField>(list fields: [Field]) {
+    write(UInt64(fields.count))
+    for field in fields { field.write(to: &self) }
+  }
+}
+
+extension ByteReader {
+  mutating func readOptional<Field: WireField>(_: Field.Type) throws(TransportError) -> Field? {
+    try readBool() ? try Field(from: &self) : nil
+  }
+}

@@ -1,0 +1,86 @@
+@testable import Bulkhead
+import Testing
+import Transport
+
+/// The wire messages read back what they wrote, and bytes from a misbehaving peer are an
+/// error, never a crash or an unbounded allocation.
+@Suite struct WireLayoutTests {
+  static let key = PortableCancelKey(id: "Timer.CancelID(ticking)", path: ["Int(1)"])
+  static let effect = PortableEffect.merge([
+    .send([1, 2]), .concatenate([.run(7), .none]),
+    .cancellable(key, cancelInFlight: true, .run(8)), .cancel(PortableCancelKey(id: nil, path: [])),
+  ])
+  static let requests: [Wire.Request] = [
+    .run(slot: [], baseVersion: 0, patch: nil, action: [3]),
+    .run(slot: [9, 9], baseVersion: 41, patch: .fields(["count": [2], "name": []]), action: []),
+    .run(slot: [1], baseVersion: UInt64.max, patch: .whole(Array(repeating: 7, count: 300)), action: [0]),
+    .drop(slot: [4]),
+  ]
+  static let replies: [Wire.Reply] = [
+    .ran(version: 3, patch: .fields(["count": [4]]), effect: effect),
+    .ran(version: 1, patch: nil, effect: .none), .stale(version: 12), .dropped, .failed("no such slot ✗"),
+  ]
+  static let effectMessages: [Wire.EffectMessage] = [
+    .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40),
+    .action(run: 3, sequence: 4, bytes: [5, 6]), .finished(run: 5),
+  ]
+
+  @Test func everyMessageReadsBackWhatItWrote() throws {
+    for request in Self.requests { #expect(try roundTrip(request) == request) }
+    for reply in Self.replies { #expect(try roundTrip(reply) == reply) }
+    for message in Self.effectMessages { #expect(try roundTrip(message) == message) }
+  }
+
+  @Test func aFrameOfAnotherKindIsAProtocolViolation() {
+    let frame = Wire.frame(Wire.EffectMessage.start(run: 1))
+    #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: frame) }
+  }
+
+  @Test func trailingBytesAreRejected() {
+    let frame = Wire.frame(Wire.Reply.dropped)
+    let padded = Frame(kind: frame.kind, payload: frame.payload + [0])
+    #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: padded) }
+  }
+
+  @Test func deeplyNestedEffectsAreRejectedBeforeTheyExhaustTheStack() {
+    var effect = PortableEffect.none
+    for _ in 0..<10_000 { effect = .concatenate([effect]) }
+    let frame = Wire.frame(Wire.Reply.ran(version: 1, patch: nil, effect: effect))
+    #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: frame) }
+  }
+
+  @Test func randomAndMutatedBytesNeverCrashTheReader() {
+    var generator = SeededGenerator(seed: 4)
+    let valid = Self.replies.map { Wire.frame($0).payload } + Self.requests.map { Wire.frame($0).payload }
+    var rejected = 0
+    for round in 0..<20_000 {
+      var bytes: [UInt8]
+      if round.isMultiple(of: 2) {
+        bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      } else {
+        bytes = valid[Int.random(in: 0..<valid.count, using: &generator)]
+        for _ in 0...Int.random(in: 0...3, using: &generator) where !bytes.isEmpty {
+          bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+        }
+      }
+      for kind: UInt8 in [Wire.Request.frameKind, Wire.Reply.frameKind, Wire.EffectMessage.frameKind] {
+        let frame = Frame(kind: kind, payload: bytes)
+        do {
+          switch kind {
+          case Wire.Request.frameKind: _ = try Wire.decode(Wire.Request.self, from: frame)
+          case Wire.Reply.frameKind: _ = try Wire.decode(Wire.Reply.self, from: frame)
+          default: _ = try Wire.decode(Wire.EffectMessage.self, from: frame)
+          }
+        } catch {
+          rejected += 1
+        }
+      }
+    }
+    // Most random bytes are not a message; the point is that none of them crashed the reader.
+    #expect(rejected > 20_000)
+  }
+
+  private func roundTrip<Message: WireMessage>(_ message: Message) throws -> Message {
+    try Wire.decode(Message.self, from: Wire.frame(message))
+  }
+}
