@@ -42,14 +42,50 @@ import Transport
     #expect(try patch.applied(to: old) == new)
   }
 
-  @Test func aStateWhoseKeysAreNotItsPropertiesGoesWhole() throws {
+  @Test func fieldsGoByTheirCodingKeys() throws {
     struct Renamed: Codable, Equatable {
       var value = 0
-      enum CodingKeys: String, CodingKey { case value = "v" }
+      var other = "same"
+      enum CodingKeys: String, CodingKey { case value = "v", other }
     }
     let patch = try #require(try StatePatch(from: Renamed(), to: Renamed(value: 3)))
-    guard case .whole = patch else { Issue.record("expected a whole patch, got \(patch)"); return }
+    #expect(patch == .fields(["v": try BinaryEncoder().encode(3)]))
     #expect(try patch.applied(to: Renamed()) == Renamed(value: 3))
+  }
+
+  @Test func anOptionalFieldGoesToNilAndBack() throws {
+    struct Sheet: Codable, Equatable {
+      var title: String?
+      var count = 0
+    }
+    let shown = Sheet(title: "Hi")
+    let hidden = Sheet(title: nil)
+    let hiding = try #require(try StatePatch(from: shown, to: hidden))
+    #expect(hiding == .fields(["title": []]))
+    #expect(try hiding.applied(to: shown) == hidden)
+    let showing = try #require(try StatePatch(from: hidden, to: shown))
+    #expect(try showing.applied(to: hidden) == shown)
+  }
+
+  @Test func aStateThatIsNotOneKeyedContainerGoesWhole() throws {
+    struct Pair: Codable, Equatable {
+      var first = 0
+      var second = 0
+      init(first: Int = 0, second: Int = 0) { (self.first, self.second) = (first, second) }
+      init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        first = try container.decode(Int.self)
+        second = try container.decode(Int.self)
+      }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(first)
+        try container.encode(second)
+      }
+    }
+    let patch = try #require(try StatePatch(from: Pair(), to: Pair(first: 1)))
+    guard case .whole = patch else { Issue.record("expected a whole patch, got \(patch)"); return }
+    #expect(try patch.applied(to: Pair()) == Pair(first: 1))
   }
 
   @Test func equalStatesNeedNoPatchAndAFieldPatchNeedsABase() throws {

@@ -3,17 +3,14 @@ import Transport
 /// Rebuilds a struct from an old value of it and the encodings of the fields that changed:
 /// changed fields are decoded, the others are taken from the old value as they are.
 struct PatchingDecoder: Decoder {
-  let base: Any
+  /// The old value's fields, as `FieldCapture` found them.
+  let old: [String: any Encodable]
   let fields: [String: [UInt8]]
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    guard let old = FieldAccess.fields(of: base) else {
-      throw DistributionError.protocolViolation("\(Swift.type(of: base)) has no fields to patch")
-    }
-    return KeyedDecodingContainer(
-      PatchingContainer<Key>(fields: fields, old: Dictionary(old, uniquingKeysWith: { first, _ in first })))
+    KeyedDecodingContainer(PatchingContainer<Key>(fields: fields, old: old))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -27,7 +24,7 @@ struct PatchingDecoder: Decoder {
 
 private struct PatchingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
   let fields: [String: [UInt8]]
-  let old: [String: Any]
+  let old: [String: any Encodable]
   var codingPath: [any CodingKey] { [] }
   var allKeys: [Key] { Set(fields.keys).union(old.keys).compactMap { Key(stringValue: $0) } }
 
@@ -36,8 +33,7 @@ private struct PatchingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   func decodeNil(forKey key: Key) throws -> Bool {
     if let bytes = fields[key.stringValue] { return bytes.isEmpty }
     guard let value = old[key.stringValue] else { throw missing(key) }
-    let mirror = Mirror(reflecting: value)
-    return mirror.displayStyle == .optional && mirror.children.isEmpty
+    return value is FieldCapture.Nil || (value as? any NilTestable)?.isNil == true
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -69,4 +65,13 @@ private struct PatchingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
   private func unsupported(_ key: Key) -> DistributionError {
     .protocolViolation("a field patch cannot rebuild \"\(key.stringValue)\" from nested containers")
   }
+}
+
+/// An optional, asked whether it holds nothing without knowing its wrapped type.
+private protocol NilTestable {
+  var isNil: Bool { get }
+}
+
+extension Optional: NilTestable {
+  var isNil: Bool { self == nil }
 }

@@ -19,8 +19,8 @@ public enum StatePatch: Codable, Sendable, Equatable {
   case whole([UInt8])
 
   /// The patch that turns `old` into `new`, or nil when they are equal. Field by field when
-  /// the state is an `Equatable` struct whose synthesized coding keys are its property names;
-  /// whole otherwise.
+  /// the state encodes as one keyed container of `Equatable` fields and decodes back from them
+  /// (synthesized `Codable` on a struct does); whole otherwise.
   public init?<State: Encodable>(from old: State, to new: State) throws {
     if areEqual(old, new) == true { return nil }
     if FieldAccess.isFieldwise(State.self, sample: new), let fields = try FieldAccess.changes(from: old, to: new) {
@@ -36,15 +36,15 @@ public enum StatePatch: Codable, Sendable, Equatable {
   }
 
   /// `old` with this patch's changes.
-  public func applied<State: Decodable>(to old: State?) throws -> State {
+  public func applied<State: Codable>(to old: State?) throws -> State {
     switch self {
     case let .whole(bytes):
       return try BinaryDecoder().decode(State.self, from: bytes)
     case let .fields(fields):
-      guard let old else {
+      guard let old, let captured = FieldCapture.capture(old) else {
         throw DistributionError.protocolViolation("a field patch arrived for a state never sent whole")
       }
-      return try State(from: PatchingDecoder(base: old, fields: fields))
+      return try State(from: PatchingDecoder(old: captured, fields: fields))
     }
   }
 
@@ -57,68 +57,54 @@ public enum StatePatch: Codable, Sendable, Equatable {
   }
 }
 
-/// Reading and comparing a struct's fields through `Mirror`, which names them as their
-/// synthesized coding keys do.
+/// Comparing and rebuilding a struct by the fields its `Codable` conformance names.
 enum FieldAccess {
   /// Types found to round-trip field by field (true) or not (false), checked once each.
   private static let verdicts = Mutex<[ObjectIdentifier: Bool]>([:])
 
-  static func fields(of value: Any) -> [(label: String, value: Any)]? {
-    let mirror = Mirror(reflecting: value)
-    guard mirror.displayStyle == .struct, mirror.superclassMirror == nil else { return nil }
-    var fields: [(label: String, value: Any)] = []
-    for child in mirror.children {
-      guard let label = child.label else { return nil }
-      fields.append((label, child.value))
-    }
-    return fields
-  }
-
-  /// The changed fields' encodings, or nil when some field cannot be compared or encoded.
-  static func changes<State>(from old: State, to new: State) throws -> [String: [UInt8]]? {
-    guard let before = fields(of: old), let after = fields(of: new), before.count == after.count else {
+  /// The changed fields' encodings, empty for a field that became nil; nil when some field
+  /// cannot be compared.
+  static func changes<State: Encodable>(from old: State, to new: State) throws -> [String: [UInt8]]? {
+    guard let before = FieldCapture.capture(old), let after = FieldCapture.capture(new) else {
       return nil
     }
     var changes: [String: [UInt8]] = [:]
-    for (old, new) in zip(before, after) {
-      guard old.label == new.label, let same = areEqual(old.value, new.value) else { return nil }
-      if same { continue }
-      guard let encodable = new.value as? any Encodable else { return nil }
-      changes[new.label] = try BinaryEncoder().encode(encodable)
+    for (key, value) in after {
+      if let previous = before[key] {
+        guard let same = areEqual(previous, value) else { return nil }
+        if same { continue }
+      }
+      changes[key] = try encoded(value)
     }
+    for key in before.keys where after[key] == nil { changes[key] = [] }
     return changes
   }
 
   /// Whether `State` rebuilds exactly from its fields: checked once per type on `sample`, by
-  /// patching every field of it onto itself.
+  /// patching every field of it onto itself, and none.
   static func isFieldwise<State: Encodable>(_: State.Type, sample: State) -> Bool {
     let key = ObjectIdentifier(State.self)
     if let verdict = verdicts.withLock({ $0[key] }) { return verdict }
     var verdict = false
-    if let decodable = State.self as? any Decodable.Type, let fields = fields(of: sample),
-      let all = try? encodedFields(fields)
+    if let decodable = State.self as? any Decodable.Type, let fields = FieldCapture.capture(sample),
+      let all = try? fields.mapValues(encoded)
     {
-      verdict = rebuilds(decodable, sample: sample, fields: all)
+      verdict = rebuilds(decodable, sample: sample, old: fields, patched: all)
     }
     verdicts.withLock { $0[key] = verdict }
     return verdict
   }
 
-  private static func encodedFields(_ fields: [(label: String, value: Any)]) throws -> [String: [UInt8]] {
-    try fields.reduce(into: [:]) { all, field in
-      guard let encodable = field.value as? any Encodable else {
-        throw DistributionError.protocolViolation("\(field.label) is not Encodable")
-      }
-      all[field.label] = try BinaryEncoder().encode(encodable)
-    }
+  private static func encoded(_ value: any Encodable) throws -> [UInt8] {
+    value is FieldCapture.Nil ? [] : try BinaryEncoder().encode(value)
   }
 
   private static func rebuilds<Decoded: Decodable, State>(
-    _: Decoded.Type, sample: State, fields: [String: [UInt8]]
+    _: Decoded.Type, sample: State, old: [String: any Encodable], patched: [String: [UInt8]]
   ) -> Bool {
-    guard let rebuilt = try? Decoded(from: PatchingDecoder(base: sample, fields: fields)) as? State,
+    guard let rebuilt = try? Decoded(from: PatchingDecoder(old: old, fields: patched)) as? State,
       areEqual(rebuilt, sample) == true,
-      let shared = try? Decoded(from: PatchingDecoder(base: sample, fields: [:])) as? State
+      let shared = try? Decoded(from: PatchingDecoder(old: old, fields: [:])) as? State
     else { return false }
     return areEqual(shared, sample) == true
   }
