@@ -1,14 +1,16 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [boundaries]
+//   swift run -c release bulkhead-benchmark [transport | boundaries]
 //
-// With `boundaries`, only the figures of boundaries placed in workers.
+// With `transport` or `boundaries`, only those figures, unpinned.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
+} else if CommandLine.arguments.dropFirst().first == "transport" {
+  printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "unpinned:"))
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "unpinned:"))
 } else {

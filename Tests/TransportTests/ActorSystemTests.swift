@@ -36,6 +36,22 @@ private func connectToCalculatorWorker(
     _ = await worker.waitForExit()
   }
 
+  @Test func aCallerThatPrefersTheSystemsExecutorResumesOnItsReadingThread() async throws {
+    let (system, calculator, worker, directory) = try connectToCalculatorWorker()
+    defer { directory.remove() }
+    try await withTaskExecutorPreference(system.executor) { () async throws in
+      for value in 1...50 {
+        #expect(try await calculator.add(value, 1) == value + 1)
+        #expect(system.executor.isCurrent)
+      }
+      await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
+    }
+    #expect(!system.executor.isCurrent)
+    system.close()
+    worker.closeInput()
+    _ = await worker.waitForExit()
+  }
+
   @Test func aCallPastItsDeadlineFails() async throws {
     let (system, calculator, worker, directory) = try connectToCalculatorWorker(callTimeout: .milliseconds(200))
     defer { directory.remove() }

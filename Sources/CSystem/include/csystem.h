@@ -13,4 +13,13 @@ int bulkhead_pidfd_open(pid_t pid);
 /// Pins this process (and the children it starts afterwards) to CPU `cpu`.
 int bulkhead_pin_to_cpu(int cpu);
 
+/// A descriptor that one thread signals to wake another from `poll` (an eventfd), or -1.
+int bulkhead_wakeup_create(void);
+
+/// Makes the wakeup descriptor readable.
+int bulkhead_wakeup_signal(int descriptor);
+
+/// Makes the wakeup descriptor unreadable again.
+int bulkhead_wakeup_clear(int descriptor);
+
 #endif

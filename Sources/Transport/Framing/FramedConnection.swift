@@ -65,15 +65,25 @@ public final class FramedConnection {
   /// The next frame, or nil when the peer closed the connection between frames.
   public func receive() throws(TransportError) -> Frame? {
     guard try fill(atLeast: Frame.headerSize, allowingEndOfStream: true) else { return nil }
-    let length =
-      Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
-      | Int(buffer[start + 3]) << 24
+    let length = bufferedLength
     guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
     let kind = buffer[start + 4]
     _ = try fill(atLeast: Frame.headerSize + length, allowingEndOfStream: false)
     let payload = Array(buffer[(start + Frame.headerSize)..<(start + Frame.headerSize + length)])
     start += Frame.headerSize + length
     return Frame(kind: kind, payload: payload)
+  }
+
+  /// Whether a whole frame is buffered already, so that `receive()` returns it without
+  /// reading the socket: for readers that poll the socket before they receive.
+  public var hasBufferedFrame: Bool {
+    end - start >= Frame.headerSize && end - start >= Frame.headerSize + bufferedLength
+  }
+
+  /// The payload length in the buffered header.
+  private var bufferedLength: Int {
+    Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
+      | Int(buffer[start + 3]) << 24
   }
 
   /// Reads until `count` bytes are buffered; false at a clean end of stream when allowed.
