@@ -52,6 +52,28 @@ private func connectToCalculatorWorker(
     _ = await worker.waitForExit()
   }
 
+  @Test func aCallToAWellKnownActorWaitsUntilThePeerHostsIt() async throws {
+    let (left, right) = try UnixSocket.pair()
+    let caller = SocketActorSystem(connection: FramedConnection(left))
+    let callee = SocketActorSystem(connection: FramedConnection(right))
+    defer {
+      caller.close()
+      callee.close()
+    }
+    let calculator = try Calculator.resolve(id: Calculator.id, using: caller)
+    let unknown = try Calculator.resolve(id: SocketActorID(number: SocketActorID.firstAssigned + 99), using: caller)
+    // Both calls start on the caller's reading thread, so they are sent in this order, and the
+    // callee reads them in this order: once the second has failed, the first is waiting.
+    let early = Task(executorPreference: caller.executor) { try await calculator.add(20, 22) }
+    try await withTaskExecutorPreference(caller.executor) { () async throws in
+      // A call to an id that only `assignID` hands out is refused at once, not kept waiting.
+      _ = await #expect(throws: RemoteCallError.self) { try await unknown.add(1, 1) }
+    }
+    let hosted = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    #expect(try await early.value == 42)
+    _ = hosted
+  }
+
   @Test func aCallPastItsDeadlineFails() async throws {
     let (system, calculator, worker, directory) = try connectToCalculatorWorker(callTimeout: .milliseconds(200))
     defer { directory.remove() }

@@ -39,10 +39,23 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     let target: String
   }
 
+  /// A call from the peer, as it arrived.
+  private struct IncomingCall {
+    let id: UInt64
+    let actor: SocketActorID
+    let target: String
+    let arguments: [[UInt8]]
+  }
+
+  /// How many calls to well-known actors that are not hosted yet may wait for them.
+  private static let maximumParkedCalls = 256
+
   private struct State {
     var nextActor = SocketActorID.firstAssigned
     var nextCall: UInt64 = 0
     var actors: [SocketActorID: any DistributedActor] = [:]
+    /// Calls that arrived for a well-known actor before this process hosted it.
+    var parked: [IncomingCall] = []
     var pending: [UInt64: PendingCall] = [:]
     var isClosed = false
   }
@@ -94,7 +107,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   }
 
   /// Makes `id` the name of the next actor of this system, so that the peer can address it by
-  /// a name both sides know.
+  /// a name both sides know. Calls the peer made to `id` before it was hosted run now, in order.
   public func hosting<Actor: DistributedActor>(
     _ id: SocketActorID, _ make: (SocketActorSystem) -> Actor
   ) -> Actor where Actor.ID == SocketActorID {
@@ -102,6 +115,9 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     state.withLock { state in
       state.actors.removeValue(forKey: actor.id)
       state.actors[id] = actor
+      // Started under the lock, so that no later call to `id` can start before them.
+      for call in state.parked where call.actor == id { start(call) }
+      state.parked.removeAll { $0.actor == id }
     }
     return actor
   }
@@ -184,9 +200,17 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     guard let envelope = try? Envelope(frame) else { return false }
     switch envelope {
     case let .call(id, actor, target, arguments):
-      Task(executorPreference: executor) {
-        await self.execute(call: id, on: actor, target: target, arguments: arguments)
+      let call = IncomingCall(id: id, actor: actor, target: target, arguments: arguments)
+      let isRefused = state.withLock { state -> Bool in
+        guard state.actors[actor] == nil, actor.number < SocketActorID.firstAssigned else {
+          start(call)
+          return false
+        }
+        guard state.parked.count < Self.maximumParkedCalls else { return true }
+        state.parked.append(call)
+        return false
       }
+      if isRefused { try? send(.failure(id: id, message: "Too many calls wait for actors not hosted yet.")) }
     case let .reply(id, value):
       state.withLock { $0.pending.removeValue(forKey: id) }?.continuation.resume(returning: value)
     case let .failure(id, message):
@@ -204,18 +228,23 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     for call in pending { call.continuation.resume(throwing: RemoteCallError.peerDisconnected) }
   }
 
-  private func execute(call id: UInt64, on actorID: SocketActorID, target: String, arguments: [[UInt8]]) async {
-    let handler = SocketResultHandler(system: self, call: id)
-    guard let actor = state.withLock({ $0.actors[actorID] }) else {
-      try? send(.failure(id: id, message: "No actor \(actorID) in this process."))
+  /// Runs `call` on the reading thread, after the calls that arrived before it.
+  private func start(_ call: IncomingCall) {
+    Task(executorPreference: executor) { await self.execute(call) }
+  }
+
+  private func execute(_ call: IncomingCall) async {
+    let handler = SocketResultHandler(system: self, call: call.id)
+    guard let actor = state.withLock({ $0.actors[call.actor] }) else {
+      try? send(.failure(id: call.id, message: "No actor \(call.actor) in this process."))
       return
     }
-    var decoder = SocketInvocationDecoder(arguments: arguments)
+    var decoder = SocketInvocationDecoder(arguments: call.arguments)
     do {
       try await executeDistributedTarget(
-        on: actor, target: RemoteCallTarget(target), invocationDecoder: &decoder, handler: handler)
+        on: actor, target: RemoteCallTarget(call.target), invocationDecoder: &decoder, handler: handler)
     } catch {
-      try? send(.failure(id: id, message: "\(error)"))
+      try? send(.failure(id: call.id, message: "\(error)"))
     }
   }
 }
