@@ -7,11 +7,15 @@ public struct Payload: Reducer {
     public var store = Store.State()
     /// How many streamed actions the parent saw.
     public var streamedSeen = 0
+    /// Whether the parent bumps the child itself each time it sees a streamed action, so that
+    /// the child's copy in a worker is behind the host's before the next one.
+    public var parentBumpsOnStream = false
     public init(items: Int = 0) { store = Store.State(items: items) }
   }
 
   public enum Action: Equatable, Codable, Sendable {
     case store(Store.Action)
+    case parentBumpsOnStream(Bool)
   }
 
   public init() {}
@@ -19,7 +23,15 @@ public struct Payload: Reducer {
   public var body: some Reducer<State, Action> {
     Scope(state: \.store, action: Action.store) { Store() }
     Reduce { state, action in
-      if case .store(.streamed) = action { state.streamedSeen += 1 }
+      switch action {
+      case .store(.streamed):
+        state.streamedSeen += 1
+        if state.parentBumpsOnStream { state.store.bumps += 1 }
+      case .store:
+        break
+      case let .parentBumpsOnStream(isOn):
+        state.parentBumpsOnStream = isOn
+      }
       return .none
     }
   }

@@ -98,4 +98,17 @@ import Testing
     await store.finish()
     #expect(composition.processes.first?.pids.count == 2)
   }
+
+  @Test func aWorkersEffectActionsTakeOneTripEachWhenTheHostAgrees() async throws {
+    let composition = try composition(app: "payload", placement: "store\n")
+    defer { composition.shutdown() }
+    let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+    await store.send(.store(.stream(count: 50))).finish()
+    #expect(store.state.store.streamed == 50)
+    #expect(store.state.streamedSeen == 50)
+    let statistics = composition.statistics(of: "store")
+    // One request for `stream`; each `streamed` came with its outcome, which the host took.
+    #expect(statistics?.precomputedActions == 50)
+    #expect(statistics?.actions == 51)
+  }
 }

@@ -21,8 +21,12 @@ import Transport
     .ran(version: 1, patch: nil, effect: .none), .stale(version: 12), .dropped, .failed("no such slot ✗"),
   ]
   static let effectMessages: [Wire.EffectMessage] = [
-    .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40),
-    .action(run: 3, sequence: 4, bytes: [5, 6]), .finished(run: 5),
+    .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40, tookOutcome: true),
+    .action(run: 3, sequence: 4, bytes: [5, 6], outcome: nil),
+    .action(
+      run: 3, sequence: 5, bytes: [7],
+      outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": [1]]), effect: effect)),
+    .finished(run: 5),
   ]
 
   @Test func everyMessageReadsBackWhatItWrote() throws {

@@ -15,12 +15,20 @@ public struct BoundaryStatistics: Sendable, Equatable {
   /// Patches the workers sent back, and the size of the last one's changed bytes.
   public var workerPatches = 0
   public var lastWorkerPatchBytes = 0
+  /// Actions sent by the workers' effects whose outcome the worker had computed already and
+  /// the host took, without a request: a round trip saved each.
+  public var precomputedActions = 0
   /// Workers that died or misbehaved.
   public var failures = 0
   /// Workers let go with their `ifLet` child, and element states a `forEach` worker forgot
   /// because the element was removed.
   public var workersRetired = 0
   public var slotsDropped = 0
+
+  mutating func recordPrecomputed(workerPatch: StatePatch?) {
+    precomputedActions += 1
+    record(sent: 0, received: 0, hostPatch: nil, workerPatch: workerPatch)
+  }
 
   mutating func record(sent: Int, received: Int, hostPatch: StatePatch?, workerPatch: StatePatch?) {
     actions += 1

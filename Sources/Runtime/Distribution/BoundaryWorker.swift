@@ -50,18 +50,38 @@ private struct BoundaryFinder: BoundaryVisitor {
   }
 }
 
-private final class ChildServer<Child: Reducer>: BoundaryServer {
+/// Serves one child boundary: the worker's copies of the child's states, one per slot, and
+/// the outcomes of effect actions it computed ahead of the host.
+private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecomputer {
   private struct Slot {
     var version: UInt64
     var state: Child.State
   }
 
-  private let child: Child
+  /// An effect action run ahead of the host: its result stands in for the slot once the host
+  /// takes it, and its effect bodies are dropped if the host does not.
+  private struct Tentative {
+    let slot: [UInt8]
+    let outcome: Wire.Outcome
+    let state: Child.State
+    let runs: [UInt64]
+    /// Whether the slot still waits to hear which state is the host's.
+    var isOpen = true
+  }
+
+  private struct Core {
+    let child: Child
+    var slots: [[UInt8]: Slot] = [:]
+    var tentative: [UInt64: Tentative] = [:]
+    /// The open tentative outcome of each slot, by sequence: at most one at a time.
+    var open: [[UInt8]: UInt64] = [:]
+  }
+
+  private let core: Locked<Core>
   private let states: ValueCoding<Child.State>
   private let actions: ValueCoding<Child.Action>
   private let dependencies = DependencyValues.current.withFreshDefaults()
   private let runner: WorkerEffects
-  private var slots: [[UInt8]: Slot] = [:]
 
   init(_ child: Child, boundary: String, effects: FramedConnection) throws {
     guard let states = ValueCoding(Child.State.self) else {
@@ -70,52 +90,111 @@ private final class ChildServer<Child: Reducer>: BoundaryServer {
     guard let actions = ValueCoding(Child.Action.self) else {
       throw DistributionError.notCodable(boundary: boundary, type: "\(Child.Action.self)")
     }
-    self.child = child
+    self.core = Locked(Core(child: child))
     self.states = states
     self.actions = actions
     self.runner = WorkerEffects(effects)
+    runner.precomputer = self
   }
 
   func handle(_ request: Wire.Request) -> Wire.Reply {
-    switch request {
-    case let .drop(slot):
-      slots[slot] = nil
-      return .dropped
-    case let .run(slot, baseVersion, patch, action):
-      do {
-        return try run(slot: slot, baseVersion: baseVersion, patch: patch, action: action)
-      } catch {
-        return .failed("\(error)")
+    core.withLock { core in
+      switch request {
+      case let .drop(slot):
+        close(&core, slot: slot, hostVersion: nil)
+        core.slots[slot] = nil
+        return .dropped
+      case let .run(slot, baseVersion, patch, action):
+        do {
+          return try run(&core, slot: slot, baseVersion: baseVersion, patch: patch, action: action)
+        } catch {
+          return .failed("\(error)")
+        }
       }
     }
   }
 
   func stop() { runner.stop() }
 
+  func outcome(of bytes: [UInt8], in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
+    core.withLock { core in
+      guard core.open[key] == nil, let slot = core.slots[key], let action = try? actions.decode(bytes)
+      else { return nil }
+      var state = slot.state
+      var runs: [UInt64] = []
+      guard let outcome = try? reduce(core.child, &state, at: slot.version, action: action, slot: key, runs: &runs)
+      else {
+        runner.discard(runs)
+        return nil
+      }
+      core.tentative[sequence] = Tentative(slot: key, outcome: outcome, state: state, runs: runs)
+      core.open[key] = sequence
+      return outcome
+    }
+  }
+
+  func settle(sequence: UInt64, taken: Bool) {
+    let discarded = core.withLock { core -> [UInt64] in
+      guard let tentative = core.tentative.removeValue(forKey: sequence) else { return [] }
+      if tentative.isOpen {
+        core.open[tentative.slot] = nil
+        if taken { core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state) }
+      }
+      return taken ? [] : tentative.runs
+    }
+    runner.discard(discarded)
+  }
+
   private func run(
-    slot key: [UInt8], baseVersion: UInt64, patch: StatePatch?, action bytes: [UInt8]
+    _ core: inout Core, slot key: [UInt8], baseVersion: UInt64, patch: StatePatch?, action bytes: [UInt8]
   ) throws -> Wire.Reply {
-    guard var slot = try current(key, baseVersion: baseVersion, patch: patch) else {
-      return .stale(version: slots[key]?.version ?? Wire.emptyVersion)
+    close(&core, slot: key, hostVersion: baseVersion)
+    guard var slot = try current(core.slots[key], baseVersion: baseVersion, patch: patch) else {
+      return .stale(version: core.slots[key]?.version ?? Wire.emptyVersion)
     }
-    let action = try actions.decode(bytes)
-    let before = slot.state
+    var runs: [UInt64] = []
+    let outcome = try reduce(core.child, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, runs: &runs)
+    core.slots[key] = Slot(version: outcome.version, state: slot.state)
+    return .ran(version: outcome.version, patch: outcome.patch, effect: outcome.effect)
+  }
+
+  /// Runs `action` on `state`, keeping the effect bodies it returns, and describes the result.
+  private func reduce(
+    _ child: Child, _ state: inout Child.State, at version: UInt64, action: Child.Action,
+    slot: [UInt8], runs: inout [UInt64]
+  ) throws -> Wire.Outcome {
+    let before = state
     let effect = DependencyValues.$current.withValue(dependencies) {
-      child.reduce(into: &slot.state, action: action)
+      child.reduce(into: &state, action: action)
     }
-    let reply = try states.patch(before, slot.state)
-    if reply != nil { slot.version += 1 }
-    slots[key] = slot
+    let patch = try states.patch(before, state)
     let portable = try effect.portable(encode: actions.encode) { body in
-      runner.keep(body, encode: actions.encode)
+      let run = runner.keep(body, encode: actions.encode, slot: slot)
+      runs.append(run)
+      return run
     }
-    return .ran(version: slot.version, patch: reply, effect: portable)
+    return Wire.Outcome(
+      baseVersion: version, version: patch == nil ? version : version + 1, patch: patch, effect: portable)
+  }
+
+  /// A request for `key` arrived: the host's copy is at `hostVersion` (nil: it has none), which
+  /// says whether it took the slot's open tentative outcome. Its effect bodies wait for the
+  /// host's word in `settle`.
+  private func close(_ core: inout Core, slot key: [UInt8], hostVersion: UInt64?) {
+    guard let sequence = core.open.removeValue(forKey: key), var tentative = core.tentative[sequence]
+    else { return }
+    tentative.isOpen = false
+    core.tentative[sequence] = tentative
+    let outcome = tentative.outcome
+    if outcome.version != outcome.baseVersion, hostVersion == outcome.version {
+      core.slots[key] = Slot(version: outcome.version, state: tentative.state)
+    }
   }
 
   /// The slot brought to the host's version, or nil when the request is based on another
   /// version than this worker's.
-  private func current(_ key: [UInt8], baseVersion: UInt64, patch: StatePatch?) throws -> Slot? {
-    let existing = baseVersion == Wire.emptyVersion ? nil : slots[key]
+  private func current(_ existing: Slot?, baseVersion: UInt64, patch: StatePatch?) throws -> Slot? {
+    let existing = baseVersion == Wire.emptyVersion ? nil : existing
     guard baseVersion == Wire.emptyVersion || existing?.version == baseVersion else { return nil }
     guard let patch else {
       guard let existing else {

@@ -6,7 +6,14 @@ import Transport
 /// worker when each was processed, and cancels the body when the proxy is cancelled.
 final class HostEffects: Sendable {
   private enum Delivery: Sendable {
-    case action(sequence: UInt64, bytes: [UInt8])
+    case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?)
+  }
+
+  /// Where a proxy leaves the outcome a worker computed for an action before the host ran it,
+  /// and learns afterwards whether the host took it.
+  struct Outcomes: Sendable {
+    let offer: @Sendable (_ sequence: UInt64, _ action: [UInt8], _ outcome: Wire.Outcome) -> Void
+    let settle: @Sendable (_ sequence: UInt64) -> Bool
   }
 
   private enum Phase {
@@ -45,7 +52,7 @@ final class HostEffects: Sendable {
 
   /// The host's stand-in for the worker's effect body `run`.
   func proxy<Action: Sendable>(
-    run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action
+    run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action, outcomes: Outcomes
   ) -> Effect<Action> {
     Effect(
       .run(priority: nil) { [self] send in
@@ -57,9 +64,10 @@ final class HostEffects: Sendable {
         }
         self.send(.start(run: run))
         await withTaskCancellationHandler {
-          for await case let .action(sequence, bytes) in deliveries {
+          for await case let .action(sequence, bytes, outcome) in deliveries {
+            if let outcome { outcomes.offer(sequence, bytes, outcome) }
             if let action = try? decode(bytes) { await send(action) }
-            self.send(.processed(sequence: sequence))
+            self.send(.processed(sequence: sequence, tookOutcome: outcome != nil && outcomes.settle(sequence)))
           }
         } onCancel: {
           self.send(.cancel(run: run))
@@ -105,12 +113,12 @@ final class HostEffects: Sendable {
       return
     }
     switch message {
-    case let .action(run, sequence, bytes):
+    case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
       if let proxy {
-        proxy.yield(.action(sequence: sequence, bytes: bytes))
+        proxy.yield(.action(sequence: sequence, bytes: bytes, outcome: outcome))
       } else {
-        send(.processed(sequence: sequence))
+        send(.processed(sequence: sequence, tookOutcome: false))
       }
     case let .finished(run):
       state.withLock { $0.proxies.removeValue(forKey: run) }?.finish()

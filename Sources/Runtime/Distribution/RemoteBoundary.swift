@@ -22,9 +22,26 @@ final class RemoteBoundary: Sendable {
     var state: Any
   }
 
+  /// An effect action's outcome that a worker computed ahead, waiting for the host to run the
+  /// action: taken instead of a request if the host's copy of the slot is still its base.
+  private struct Offer {
+    let link: WorkerLink
+    let sequence: UInt64
+    let action: [UInt8]
+    let outcome: Wire.Outcome
+  }
+
+  /// An offer the host took, until its proxy tells the worker.
+  private struct Taken: Hashable {
+    let link: ObjectIdentifier
+    let sequence: UInt64
+  }
+
   private struct Pool {
     var members: [PoolMember]
     var synced: [[[UInt8]: Synced]]
+    var offers: [[[UInt8]: Offer]]
+    var taken: Set<Taken> = []
     /// Retired workers that may still be exiting.
     var retired: [WorkerLink] = []
     var restarts: [ContinuousClock.Instant] = []
@@ -48,7 +65,9 @@ final class RemoteBoundary: Sendable {
     self.policy = policy
     self.report = report
     self.pool = Locked(
-      Pool(members: Array(repeating: .empty, count: workers), synced: Array(repeating: [:], count: workers)))
+      Pool(
+        members: Array(repeating: .empty, count: workers), synced: Array(repeating: [:], count: workers),
+        offers: Array(repeating: [:], count: workers)))
   }
 
   /// What has crossed this boundary so far.
@@ -143,16 +162,27 @@ final class RemoteBoundary: Sendable {
         let link = try running(&pool, index)
         let synced = pool.synced[index][slot]
         let patch = try states.patch(synced?.state as? State, state)
-        let request = Wire.Request.run(
-          slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
-        let (reply, sent, received) = try link.request(request)
-        pool.statistics.record(sent: sent, received: received, hostPatch: patch, workerPatch: reply.patch)
+        let reply: Wire.Reply
+        if let offer = pool.offers[index].removeValue(forKey: slot), offer.link === link,
+          offer.action == action, patch == nil, let synced, offer.outcome.baseVersion == synced.version
+        {
+          pool.taken.insert(Taken(link: ObjectIdentifier(link), sequence: offer.sequence))
+          pool.statistics.recordPrecomputed(workerPatch: offer.outcome.patch)
+          reply = .ran(version: offer.outcome.version, patch: offer.outcome.patch, effect: offer.outcome.effect)
+        } else {
+          let request = Wire.Request.run(
+            slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
+          let (answer, sent, received) = try link.request(request)
+          pool.statistics.record(sent: sent, received: received, hostPatch: patch, workerPatch: answer.patch)
+          reply = answer
+        }
         switch reply {
         case let .ran(version, reply, portable):
           if let reply { state = try states.apply(reply, state) }
           pool.synced[index][slot] = Synced(version: version, state: state)
+          let outcomes = outcomes(link: link, index: index, slot: slot)
           return try Effect(portable, decode: actions.decode) { run in
-            link.effects.proxy(run: run, decode: actions.decode)
+            link.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
           }
         case .stale:
           pool.synced[index][slot] = nil
@@ -167,6 +197,25 @@ final class RemoteBoundary: Sendable {
       }
     }
     return .none
+  }
+
+  /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead.
+  private func outcomes(link: WorkerLink, index: Int, slot: [UInt8]) -> HostEffects.Outcomes {
+    HostEffects.Outcomes(
+      offer: { [pool] sequence, action, outcome in
+        pool.withLock { pool in
+          guard pool.members[index].link === link else { return }
+          pool.offers[index][slot] = Offer(link: link, sequence: sequence, action: action, outcome: outcome)
+        }
+      },
+      settle: { [pool] sequence in
+        pool.withLock { pool in
+          if pool.offers[index][slot]?.sequence == sequence, pool.offers[index][slot]?.link === link {
+            pool.offers[index][slot] = nil
+          }
+          return pool.taken.remove(Taken(link: ObjectIdentifier(link), sequence: sequence)) != nil
+        }
+      })
   }
 
   private func running(_ pool: inout Pool, _ index: Int) throws -> WorkerLink {
@@ -192,6 +241,7 @@ final class RemoteBoundary: Sendable {
     report(.workerRetired(boundary: path, pid: link.pid))
     link.retire()
     pool.synced[index] = [:]
+    pool.offers[index] = [:]
     pool.retired.removeAll { $0.hasExited }
     pool.retired.append(link)
     pool.members[index] = .starting(WorkerStart { [launch] in try launch(index) })
@@ -202,6 +252,7 @@ final class RemoteBoundary: Sendable {
   private func restart(_ pool: inout Pool, _ index: Int, after reason: String) {
     pool.members[index].link?.stop()
     pool.members[index] = .empty
+    pool.offers[index] = [:]
     pool.synced[index] = [:]
     pool.statistics.failures += 1
     guard policy.allowsRestart(at: .now, after: &pool.restarts) else {

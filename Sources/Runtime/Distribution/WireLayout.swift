@@ -79,14 +79,16 @@ extension Wire.EffectMessage: WireMessage {
     case let .cancel(run):
       writer.write(1 as UInt64)
       writer.write(run)
-    case let .processed(sequence):
+    case let .processed(sequence, tookOutcome):
       writer.write(2 as UInt64)
       writer.write(sequence)
-    case let .action(run, sequence, bytes):
+      writer.write(tookOutcome)
+    case let .action(run, sequence, bytes, outcome):
       writer.write(3 as UInt64)
       writer.write(run)
       writer.write(sequence)
       writer.write(bytes: bytes)
+      writer.write(optional: outcome)
     case let .finished(run):
       writer.write(4 as UInt64)
       writer.write(run)
@@ -97,12 +99,30 @@ extension Wire.EffectMessage: WireMessage {
     switch try reader.readUInt64() {
     case 0: self = .start(run: try reader.readUInt64())
     case 1: self = .cancel(run: try reader.readUInt64())
-    case 2: self = .processed(sequence: try reader.readUInt64())
+    case 2: self = .processed(sequence: try reader.readUInt64(), tookOutcome: try reader.readBool())
     case 3:
-      self = .action(run: try reader.readUInt64(), sequence: try reader.readUInt64(), bytes: try reader.readBytes())
+      self = .action(
+        run: try reader.readUInt64(), sequence: try reader.readUInt64(), bytes: try reader.readBytes(),
+        outcome: try reader.readOptional(Wire.Outcome.self))
     case 4: self = .finished(run: try reader.readUInt64())
     case let tag: throw .malformed("unknown effect message tag \(tag)")
     }
+  }
+}
+
+extension Wire.Outcome: WireField {
+  func write(to writer: inout ByteWriter) {
+    writer.write(baseVersion)
+    writer.write(version)
+    writer.write(optional: patch)
+    effect.write(to: &writer)
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    baseVersion = try reader.readUInt64()
+    version = try reader.readUInt64()
+    patch = try reader.readOptional(StatePatch.self)
+    effect = try PortableEffect(from: &reader)
   }
 }
 

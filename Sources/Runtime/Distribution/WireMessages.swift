@@ -35,12 +35,24 @@ enum Wire {
     case start(run: UInt64)
     /// Host → worker: cancel `run`.
     case cancel(run: UInt64)
-    /// Host → worker: the host has processed action `sequence`.
-    case processed(sequence: UInt64)
-    /// Worker → host: `run` sent an action, numbered `sequence`.
-    case action(run: UInt64, sequence: UInt64, bytes: [UInt8])
+    /// Host → worker: the host has processed action `sequence`, and took the worker's
+    /// precomputed outcome for it or not.
+    case processed(sequence: UInt64, tookOutcome: Bool)
+    /// Worker → host: `run` sent an action, numbered `sequence`, with what the child reducer
+    /// makes of it on the worker's copy, if the worker could tell.
+    case action(run: UInt64, sequence: UInt64, bytes: [UInt8], outcome: Outcome?)
     /// Worker → host: `run` ended.
     case finished(run: UInt64)
+  }
+
+  /// What running an action on a slot at `baseVersion` gave: the reply a request for it would
+  /// get. An effect's action comes with one, so that the host need not ask when its copy of
+  /// the slot is still at `baseVersion`.
+  struct Outcome: Equatable {
+    var baseVersion: UInt64
+    var version: UInt64
+    var patch: StatePatch?
+    var effect: PortableEffect
   }
 
   static func frame<Message: WireMessage>(_ message: Message) -> Frame {

@@ -4,20 +4,39 @@ import Transport
 /// A worker's effect bodies: kept when the child reducer returns them, started and cancelled
 /// when the host says so, their actions forwarded to the host, each `send` returning once the
 /// host has processed the action.
+///
+/// Each action goes with its outcome on the worker's copy of the slot, when the `precomputer`
+/// can tell it: the host takes it instead of asking, which saves a round trip per action.
 final class WorkerEffects: Sendable {
   typealias Body = @Sendable (_ forward: @escaping @Sendable ([UInt8]) async -> Void) async -> Void
+
+  private struct Kept {
+    let body: Body
+    let slot: [UInt8]
+  }
 
   private struct State {
     var nextRun: UInt64 = 0
     var nextSequence: UInt64 = 0
-    var kept: [UInt64: Body] = [:]
+    var kept: [UInt64: Kept] = [:]
     var running: [UInt64: Task<Void, Never>] = [:]
     var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
     var isClosed = false
   }
 
+  private struct PrecomputerReference {
+    weak var precomputer: (any OutcomePrecomputer)?
+  }
+
   private let state = Mutex(State())
   private let channel: Mutex<FrameChannel?> = Mutex(nil)
+  private let reference = Mutex(PrecomputerReference())
+
+  /// Who runs effect actions ahead of the host; held weakly, as it owns these effects.
+  var precomputer: (any OutcomePrecomputer)? {
+    get { reference.withLock { $0.precomputer } }
+    set { reference.withLock { $0.precomputer = newValue } }
+  }
 
   init(_ connection: FramedConnection) {
     let channel = FrameChannel(
@@ -27,10 +46,11 @@ final class WorkerEffects: Sendable {
     self.channel.withLock { $0 = channel }
   }
 
-  /// Keeps `body` until the host starts it, and returns its number.
+  /// Keeps `body`, an effect of the child state in `slot`, until the host starts it, and
+  /// returns its number.
   func keep<Action: Sendable>(
     _ body: @escaping @Sendable (Send<Action>) async -> Void,
-    encode: @escaping @Sendable (Action) throws -> [UInt8]
+    encode: @escaping @Sendable (Action) throws -> [UInt8], slot: [UInt8]
   ) -> UInt64 {
     let erased: Body = { forward in
       await body(
@@ -42,8 +62,15 @@ final class WorkerEffects: Sendable {
     }
     return state.withLock { state in
       state.nextRun += 1
-      state.kept[state.nextRun] = erased
+      state.kept[state.nextRun] = Kept(body: erased, slot: slot)
       return state.nextRun
+    }
+  }
+
+  /// Forgets bodies that the host will never start.
+  func discard(_ runs: [UInt64]) {
+    state.withLock { state in
+      for run in runs { state.kept[run] = nil }
     }
   }
 
@@ -72,7 +99,10 @@ final class WorkerEffects: Sendable {
     switch message {
     case let .start(run): start(run)
     case let .cancel(run): cancel(run)
-    case let .processed(sequence):
+    case let .processed(sequence, tookOutcome):
+      // Settled before the effect goes on, so that its next action sees the slot as the host
+      // left it.
+      precomputer?.settle(sequence: sequence, taken: tookOutcome)
       state.withLock { $0.waiting.removeValue(forKey: sequence) }?.resume()
     case .action, .finished: stop()
     }
@@ -80,9 +110,9 @@ final class WorkerEffects: Sendable {
 
   private func start(_ run: UInt64) {
     state.withLock { state in
-      guard let body = state.kept.removeValue(forKey: run) else { return }
+      guard let kept = state.kept.removeValue(forKey: run) else { return }
       state.running[run] = Task {
-        await body { [weak self] bytes in await self?.forward(bytes, from: run) }
+        await kept.body { [weak self] bytes in await self?.forward(bytes, from: run, slot: kept.slot) }
         self.finish(run)
       }
     }
@@ -101,7 +131,7 @@ final class WorkerEffects: Sendable {
     send(.finished(run: run))
   }
 
-  private func forward(_ bytes: [UInt8], from run: UInt64) async {
+  private func forward(_ bytes: [UInt8], from run: UInt64, slot: [UInt8]) async {
     await withCheckedContinuation { continuation in
       let sequence = state.withLock { state -> UInt64? in
         guard !state.isClosed else { return nil }
@@ -110,7 +140,8 @@ final class WorkerEffects: Sendable {
         return state.nextSequence
       }
       guard let sequence else { return continuation.resume() }
-      send(.action(run: run, sequence: sequence, bytes: bytes))
+      let outcome = precomputer?.outcome(of: bytes, in: slot, sequence: sequence)
+      send(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
     }
   }
 
@@ -120,4 +151,14 @@ final class WorkerEffects: Sendable {
     // and the end of the control connection stops the worker.
     channel.withLock { _ = try? $0?.send(frame) }
   }
+}
+
+/// Runs an effect's action on the worker's copy of its slot before the host asks, and learns
+/// afterwards whether the host took that outcome.
+protocol OutcomePrecomputer: AnyObject, Sendable {
+  /// The outcome of `action` on `slot`, kept tentatively under `sequence`; nil when it cannot
+  /// be told now.
+  func outcome(of action: [UInt8], in slot: [UInt8], sequence: UInt64) -> Wire.Outcome?
+  /// The host processed action `sequence` and `taken` says whether it used the outcome.
+  func settle(sequence: UInt64, taken: Bool)
 }
