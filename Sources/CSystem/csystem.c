@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "csystem.h"
+#include <dirent.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -18,7 +20,18 @@ int bulkhead_pin_to_cpu(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  return sched_setaffinity(0, sizeof(set), &set);
+  // Affinity belongs to threads: pin every thread there is; threads and processes started
+  // later inherit it from the thread that starts them.
+  DIR *tasks = opendir("/proc/self/task");
+  if (tasks == NULL) return sched_setaffinity(0, sizeof(set), &set);
+  int result = 0;
+  struct dirent *entry;
+  while ((entry = readdir(tasks)) != NULL) {
+    if (entry->d_name[0] == '.') continue;
+    if (sched_setaffinity((pid_t)atoi(entry->d_name), sizeof(set), &set) != 0) result = -1;
+  }
+  closedir(tasks);
+  return result;
 }
 
 int bulkhead_wakeup_create(void) {
