@@ -77,4 +77,21 @@ import Testing
     #expect(allExited(pids))
     #expect(!FileManager.default.fileExists(atPath: directory))
   }
+
+  @Test func aWorkerBuiltForAnotherBoundaryIsRefusedBeforeItSeesAnAction() throws {
+    let events = Events()
+    // The worker serves dashboard's `profile`, where two-counters' `counter1` is expected: as
+    // a worker built from other code would.
+    let command = WorkerCommand(executable: workerExecutable) { _ in ["--app", "dashboard", "--boundary", "profile"] }
+    #expect {
+      _ = try Composition(
+        root: TwoCounters(), placement: Placement(parsing: "counter1\n", file: "wrong.placement"),
+        command: command, onEvent: events.append)
+    } throws: { error in
+      let description = "\(error)"
+      return description.contains("counter1") && description.contains("profile")
+        && description.contains("rebuild child-worker")
+    }
+    #expect(!events.all.contains { if case .workerStarted = $0 { true } else { false } })
+  }
 }

@@ -33,6 +33,8 @@ import Transport
     for request in Self.requests { #expect(try roundTrip(request) == request) }
     for reply in Self.replies { #expect(try roundTrip(reply) == reply) }
     for message in Self.effectMessages { #expect(try roundTrip(message) == message) }
+    let greeting = Wire.Greeting(layoutVersion: Wire.layoutVersion, boundary: "counter1", state: "A.State", action: "A.Action")
+    #expect(try roundTrip(greeting) == greeting)
   }
 
   @Test func aFrameOfAnotherKindIsAProtocolViolation() {

@@ -19,6 +19,7 @@ public enum BoundaryWorker {
       throw DistributionError.unknownBoundary(path, known: root.boundaries.map(\.path))
     }
     let server = try make(effects)
+    try control.send(Wire.frame(server.greeting))
     while let frame = try control.receive() {
       let reply: Wire.Reply
       do {
@@ -34,6 +35,8 @@ public enum BoundaryWorker {
 
 /// Serves one boundary's requests.
 protocol BoundaryServer {
+  /// What the worker tells the host it serves.
+  var greeting: Wire.Greeting { get }
   func handle(_ request: Wire.Request) -> Wire.Reply
   func stop()
 }
@@ -82,6 +85,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private let actions: ValueCoding<Child.Action>
   private let dependencies = DependencyValues.current.withFreshDefaults()
   private let runner: WorkerEffects
+  let greeting: Wire.Greeting
 
   init(_ child: Child, boundary: String, effects: FramedConnection) throws {
     guard let states = ValueCoding(Child.State.self) else {
@@ -94,6 +98,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     self.states = states
     self.actions = actions
     self.runner = WorkerEffects(effects)
+    self.greeting = Wire.Greeting(boundary: boundary, child: Child.self)
     runner.precomputer = self
   }
 

@@ -34,7 +34,7 @@ public final class Composition: Sendable {
     onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
     onOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void = { _ in }
   ) throws {
-    var checker = CodabilityChecker()
+    var checker = BoundaryTypes()
     visitBoundaries(of: root, under: "", with: &checker)
     let boundaries = root.boundaries
     try placement.validate(against: boundaries)
@@ -56,13 +56,14 @@ public final class Composition: Sendable {
     var remotes: [String: RemoteBoundary] = [:]
     for (number, entry) in placement.entries.enumerated() {
       let boundary = entry.path
+      guard let expected = checker.greetings[boundary] else { continue }
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers,
         retiresWorkers: Self.servesOneChild(boundary, in: boundaries),
         policy: restartPolicy, report: onEvent
       ) { index in
         let link = try WorkerLink(
-          boundary: boundary, name: "w\(number)-\(index)", command: command,
+          boundary: boundary, expected: expected, name: "w\(number)-\(index)", command: command,
           directory: directory, output: onOutput,
           onClose: { onEvent(.workerExited(boundary: boundary, pid: $0)) },
           onLost: { onEvent(.effectsLost(boundary: boundary, count: $0)) })
@@ -118,13 +119,16 @@ public final class Composition: Sendable {
   }
 }
 
-/// Notes the placed boundaries whose child state or action is not `Codable`.
-private struct CodabilityChecker: BoundaryVisitor {
+/// Notes what a worker for each boundary must say it serves, and the boundaries whose child
+/// state or action is not `Codable`.
+private struct BoundaryTypes: BoundaryVisitor {
+  var greetings: [String: Wire.Greeting] = [:]
   var uncodable: [String: String] = [:]
 
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
+    greetings[path] = Wire.Greeting(boundary: path, child: Child.self)
     if ValueCoding(Child.State.self) == nil {
       uncodable[path] = String(reflecting: Child.State.self)
     } else if ValueCoding(Child.Action.self) == nil {

@@ -110,6 +110,23 @@ extension Wire.EffectMessage: WireMessage {
   }
 }
 
+extension Wire.Greeting: WireMessage {
+  static let frameKind: UInt8 = 0x23
+
+  func write(to writer: inout ByteWriter) {
+    writer.write(layoutVersion)
+    writer.write(boundary)
+    writer.write(state)
+    writer.write(action)
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    self.init(
+      layoutVersion: try reader.readUInt64(), boundary: try reader.readString(),
+      state: try reader.readString(), action: try reader.readString())
+  }
+}
+
 extension Wire.Outcome: WireField {
   func write(to writer: inout ByteWriter) {
     writer.write(baseVersion)

@@ -10,6 +10,33 @@ enum Wire {
   /// A state version that means "nothing": a request based on it replaces the worker's copy.
   static let emptyVersion: UInt64 = 0
 
+  /// The layout of these messages; a worker of another layout is refused at its greeting.
+  static let layoutVersion: UInt64 = 2
+
+  /// Worker → host, the first frame on the control connection: what the worker serves, so
+  /// that a worker built from other code is refused before it sees an action.
+  struct Greeting: Equatable, CustomStringConvertible {
+    var layoutVersion = Wire.layoutVersion
+    var boundary: String
+    var state: String
+    var action: String
+
+    /// What a worker for `boundary` of a child with these types says.
+    init<Child: Reducer>(boundary: String, child _: Child.Type) {
+      self.boundary = boundary
+      state = String(reflecting: Child.State.self)
+      action = String(reflecting: Child.Action.self)
+    }
+
+    init(layoutVersion: UInt64, boundary: String, state: String, action: String) {
+      (self.layoutVersion, self.boundary, self.state, self.action) = (layoutVersion, boundary, state, action)
+    }
+
+    var description: String {
+      "\(boundary) (\(state), \(action)) in wire layout \(layoutVersion)"
+    }
+  }
+
   /// Host → worker, on the control connection.
   enum Request: Equatable {
     /// Bring `slot` from `baseVersion` up to date with `patch` if any, then run `action`.

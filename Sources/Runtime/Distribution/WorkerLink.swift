@@ -29,9 +29,11 @@ final class WorkerLink: Sendable {
 
   var pid: Int32 { process.pid }
 
-  /// Starts a worker for `boundary` and waits until it has proved itself on both connections.
+  /// Starts a worker for `boundary` and waits until it has proved itself on both connections
+  /// and greeted the host as a worker for `expected`.
   init(
-    boundary: String, name: String, command: WorkerCommand, directory: SocketDirectory,
+    boundary: String, expected: Wire.Greeting, name: String, command: WorkerCommand,
+    directory: SocketDirectory,
     output: @escaping @Sendable (WorkerProcess.OutputLine) -> Void,
     onClose: @escaping @Sendable (_ pid: Int32) -> Void,
     onLost: @escaping @Sendable (_ effects: Int) -> Void
@@ -45,6 +47,7 @@ final class WorkerLink: Sendable {
     do {
       let control = try Self.accept(on: listener, secret: secret, pid: process.pid)
       let effects = try Self.accept(on: listener, secret: secret, pid: process.pid)
+      try Self.check(greetingOn: control, from: name, expected: expected, command: command)
       self.process = process
       self.control = Locked(control)
       let pid = process.pid
@@ -61,6 +64,29 @@ final class WorkerLink: Sendable {
     let connection = FramedConnection(try listener.accept(timeout: 10_000))
     _ = try Handshake.verify(connection, secret: secret, expectedPID: pid)
     return connection
+  }
+
+  /// Refuses a worker that does not say it serves `expected`: one built from other code.
+  private static func check(
+    greetingOn control: FramedConnection, from name: String, expected: Wire.Greeting, command: WorkerCommand
+  ) throws {
+    let rebuild = "rebuild \(command.executable.lastPathComponent) with the host (\"./compose.sh run\" builds both)"
+    let frame: Frame?
+    do {
+      frame = try control.receive(within: 10_000)
+    } catch {
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
+    }
+    guard let frame, let greeting = try? Wire.decode(Wire.Greeting.self, from: frame) else {
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary, reason: "worker \(name) sent no greeting the host understands; \(rebuild)")
+    }
+    guard greeting == expected else {
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary,
+        reason: "worker \(name) serves \(greeting), the host expects \(expected); \(rebuild)")
+    }
   }
 
   /// Sends `request` and waits for the reply on the calling thread: no thread hop on the path

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// One message on a connection: a kind that the layer above gives meaning to, and bytes.
 public struct Frame: Equatable, Sendable {
   public var kind: UInt8
@@ -72,6 +76,18 @@ public final class FramedConnection {
     let payload = Array(buffer[(start + Frame.headerSize)..<(start + Frame.headerSize + length)])
     start += Frame.headerSize + length
     return Frame(kind: kind, payload: payload)
+  }
+
+  /// The next frame, as `receive()`, but failing with `TransportError.timedOut` when none
+  /// starts to arrive within `milliseconds`: for a first message a peer owes.
+  public func receive(within milliseconds: Int32) throws(TransportError) -> Frame? {
+    if !hasBufferedFrame {
+      var request = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+      if poll(&request, 1, milliseconds) == 0 {
+        throw .timedOut(path: "socket \(socket.descriptor)", milliseconds: milliseconds)
+      }
+    }
+    return try receive()
   }
 
   /// Whether a whole frame is buffered already, so that `receive()` returns it without
