@@ -1,14 +1,17 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [transport | boundaries]
+//   swift run -c release bulkhead-benchmark [startup | transport | boundaries]
 //
-// With `transport` or `boundaries`, only those figures, unpinned.
+// With `startup`, `transport` or `boundaries`, only those figures, unpinned.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
+} else if CommandLine.arguments.dropFirst().first == "startup" {
+  let startup = try await startupBenchmarks()
+  printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
 } else if CommandLine.arguments.dropFirst().first == "transport" {
   printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "unpinned:"))
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
@@ -16,7 +19,8 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
 } else {
   printTable("In-process core (per action)", coreBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
-  printTable("Worker start-up", try await startupBenchmarks())
+  let startup = try await startupBenchmarks()
+  printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
   var crossProcess = try await transportBenchmarks(label: "unpinned:")
   var boundaries = try await distributionBenchmarks(label: "unpinned:")
   pinToOneCore()

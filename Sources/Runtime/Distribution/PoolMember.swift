@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import Transport
 
 /// One place in a boundary's pool of workers.
 enum PoolMember {
@@ -20,7 +21,7 @@ final class WorkerStart: Sendable {
   private let done = DispatchSemaphore(value: 0)
 
   init(_ launch: @escaping @Sendable () throws -> WorkerLink) {
-    Thread.detachNewThread { [outcome, done] in
+    DetachedThread.run { [outcome, done] in
       let result = Result { try launch() }
       outcome.withLock { $0 = result }
       done.signal()

@@ -78,9 +78,16 @@ final class WorkerLink: Sendable {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
     }
-    guard let frame, let greeting = try? Wire.decode(Wire.Greeting.self, from: frame) else {
+    guard let frame else {
       throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) sent no greeting the host understands; \(rebuild)")
+        boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
+    }
+    let greeting: Wire.Greeting
+    do {
+      greeting = try Wire.decode(Wire.Greeting.self, from: frame)
+    } catch {
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary, reason: "worker \(name) sent no greeting the host understands (\(error)); \(rebuild)")
     }
     guard greeting == expected else {
       throw DistributionError.workerUnavailable(

@@ -1,5 +1,7 @@
 import CSystem
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Synchronization
 
 /// The thread that reads a `SocketActorSystem`'s connection, which is also a `TaskExecutor`.
@@ -42,7 +44,7 @@ public final class ConnectionThread: TaskExecutor, Sendable {
   /// Starts reading `reader` on a new thread. `idleWait` bounds each wait when nothing is
   /// due, so that a deadline set while the thread waits is never checked later than it falls.
   func start(reading reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    Thread { [self] in run(reader, idleWait: idleWait, handlers: handlers) }.start()
+    DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers) }
   }
 
   /// Whether the caller runs on this thread.

@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// A framed connection shared between threads: any thread may send, and one reader thread of
@@ -20,14 +19,14 @@ public final class FrameChannel: Sendable {
   ) {
     writer = Mutex(ConnectionHalf(connection: FramedConnection(connection.socket)))
     let reader = ConnectionHalf(connection: connection)
-    Thread {
+    DetachedThread.run {
       do throws(TransportError) {
         while let frame = try reader.connection.receive() { onFrame(frame) }
         onClose(nil)
       } catch {
         onClose(error)
       }
-    }.start()
+    }
   }
 
   /// Sends `frames` in one write.

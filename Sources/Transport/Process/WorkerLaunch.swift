@@ -20,12 +20,11 @@ public struct WorkerLaunch: Sendable {
     guard let path = readLine(strippingNewline: true), let secret = readLine(strippingNewline: true) else {
       throw .authenticationFailed("standard input closed before the socket path and secret arrived")
     }
-    let watcher = Thread {
+    DetachedThread.run {
       var byte: UInt8 = 0
       while read(STDIN_FILENO, &byte, 1) > 0 {}
       exit(0)
     }
-    watcher.start()
     return WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret))
   }
 

@@ -49,7 +49,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
     case let .authenticationFailed(reason):
       "Peer authentication failed: \(reason)"
     case let .timedOut(path, milliseconds):
-      "No peer connected to \"\(path)\" within \(milliseconds) ms."
+      "Nothing came on \"\(path)\" within \(milliseconds) ms: no peer connected, or it sent nothing."
     case let .system(call, errno, context):
       "\(call) failed for \(context): \(String(cString: strerror(errno))) (errno \(errno))"
     }
