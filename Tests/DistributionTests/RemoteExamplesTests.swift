@@ -36,6 +36,42 @@ import Testing
     await store.send(.notifications(.received("Again"))) { $0.notifications.unread = ["Again"] }
   }
 
+  @Test func scopeOnEnumStateWithTheLoadedCaseInAWorker() async throws {
+    let composition = try composition(app: "loader", placement: "child\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Loader.State.unloaded) {
+      composition.compose(Loader())
+    } withDependencies: {
+      $0.documentLoader = DocumentLoader { "Draft" }
+    }
+    await store.send(.load) { $0 = .loading }
+    await store.receive(.dataLoaded("Draft")) { $0 = .loaded(Loader.Document.State(text: "Draft")) }
+    await store.send(.child(.textChanged("Final"))) { $0 = .loaded(Loader.Document.State(text: "Final")) }
+    await store.send(.child(.cleared)) { $0 = .loaded(Loader.Document.State(text: "")) }
+    #expect(composition.statistics(of: "child")?.actions == 2)
+  }
+
+  @Test func anAlertInAWorkerConfirmsTheDeletion() async throws {
+    let composition = try composition(app: "item-list", placement: "alert\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: ItemList.State(items: ["A", "B"])) { composition.compose(ItemList()) }
+    await store.send(.deleteButtonTapped("A")) {
+      $0.pendingDeletion = "A"
+      $0.alert = AlertState {
+        TextState("Delete A?")
+      } actions: {
+        ButtonState(role: .destructive, action: .confirmDeletion) { TextState("Delete") }
+        ButtonState(role: .cancel) { TextState("Cancel") }
+      }
+    }
+    await store.send(.alert(.presented(.confirmDeletion))) {
+      $0.alert = nil
+      $0.pendingDeletion = nil
+    }
+    await store.receive(.confirmDelete("A")) { $0.items = ["B"] }
+    #expect(composition.statistics(of: "alert")?.actions == 1)
+  }
+
   @Test func anIfLetChildInAWorkerIsPresentedEditedAndDismissed() async throws {
     let composition = try composition(app: "detail", placement: "detail\n")
     defer { composition.shutdown() }
