@@ -83,7 +83,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private let core: Locked<Core>
   private let states: ValueCoding<Child.State>
   private let actions: ValueCoding<Child.Action>
-  private let dependencies = DependencyValues.current.withFreshDefaults()
+  private let dependencies: DependencyValues
   private let runner: WorkerEffects
   let greeting: Wire.Greeting
 
@@ -98,6 +98,9 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     self.states = states
     self.actions = actions
     self.runner = WorkerEffects(effects)
+    var dependencies = DependencyValues.current.withFreshDefaults()
+    dependencies.continuousClock = HostClock(effects: runner)
+    self.dependencies = dependencies
     self.greeting = Wire.Greeting(boundary: boundary, child: Child.self)
     runner.precomputer = self
   }

@@ -3,10 +3,12 @@ import Transport
 
 /// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
 /// the body in the worker, feeds its actions to the host's store one at a time, tells the
-/// worker when each was processed, and cancels the body when the proxy is cancelled.
+/// worker when each was processed, sleeps on the host's clock for it, and cancels the body
+/// when the proxy is cancelled.
 final class HostEffects: Sendable {
   private enum Delivery: Sendable {
     case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?)
+    case sleep(token: UInt64, duration: Duration)
   }
 
   /// Where a proxy leaves the outcome a worker computed for an action before the host ran it,
@@ -27,6 +29,12 @@ final class HostEffects: Sendable {
   private struct State {
     var proxies: [UInt64: AsyncStream<Delivery>.Continuation] = [:]
     var phase = Phase.open
+    /// Messages sent that can wake a worker's effect body, and how many of them the worker
+    /// has said it settled after.
+    var wakes: UInt64 = 0
+    var settledWakes: UInt64 = 0
+    /// The test store's executor, told that work in the worker runs until it settles.
+    var waiting: EffectExecutor?
   }
 
   private let state = Mutex(State())
@@ -55,22 +63,38 @@ final class HostEffects: Sendable {
     run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action, outcomes: Outcomes
   ) -> Effect<Action> {
     Effect(
-      .run(priority: nil) { [self] send in
+      .run(priority: nil) { [self, clock = DependencyValues.current.continuousClock] send in
         let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
         switch register(run, continuation) {
         case .open: break
         case .closed: return onLost(1)
         case .retired: return
         }
-        self.send(.start(run: run))
+        let executor = send.executor
+        self.send(.start(run: run), for: executor)
         await withTaskCancellationHandler {
-          for await case let .action(sequence, bytes, outcome) in deliveries {
-            if let outcome { outcomes.offer(sequence, bytes, outcome) }
-            if let action = try? decode(bytes) { await send(action) }
-            self.send(.processed(sequence: sequence, tookOutcome: outcome != nil && outcomes.settle(sequence)))
+          await withDiscardingTaskGroup { sleeps in
+            for await delivery in deliveries {
+              switch delivery {
+              case let .action(sequence, bytes, outcome):
+                if let outcome { outcomes.offer(sequence, bytes, outcome) }
+                if let action = try? decode(bytes) { await send(action) }
+                self.send(
+                  .processed(sequence: sequence, tookOutcome: outcome != nil && outcomes.settle(sequence)),
+                  for: executor)
+              case let .sleep(token, duration):
+                // On this task's executor: a test store sees the sleep as its own effect's.
+                sleeps.addTask {
+                  guard (try? await clock.sleep(for: duration)) != nil else { return }
+                  self.send(.woke(token: token), for: executor)
+                }
+              }
+            }
+            // The body ended in the worker, or the worker is gone: nothing will wake.
+            sleeps.cancelAll()
           }
         } onCancel: {
-          self.send(.cancel(run: run))
+          self.send(.cancel(run: run), for: executor)
         }
       })
   }
@@ -88,11 +112,16 @@ final class HostEffects: Sendable {
   }
 
   private func end(as phase: Phase) -> [AsyncStream<Delivery>.Continuation] {
-    let proxies = state.withLock { state in
+    let (proxies, waiting) = state.withLock { state in
       if state.phase == .open { state.phase = phase }
-      defer { state.proxies = [:] }
-      return Array(state.proxies.values)
+      defer {
+        state.proxies = [:]
+        state.waiting = nil
+      }
+      return (Array(state.proxies.values), state.waiting)
     }
+    // Nothing will settle in a worker that is gone.
+    waiting?.remoteWorkDidSettle()
     for proxy in proxies { proxy.finish() }
     channel.withLock { $0?.close() }
     return proxies
@@ -122,12 +151,33 @@ final class HostEffects: Sendable {
       }
     case let .finished(run):
       state.withLock { $0.proxies.removeValue(forKey: run) }?.finish()
-    case .start, .cancel, .processed:
+    case let .sleep(run, token, nanoseconds):
+      state.withLock { $0.proxies[run] }?.yield(.sleep(token: token, duration: .nanoseconds(nanoseconds)))
+    case let .settled(count):
+      let waiting = state.withLock { state -> EffectExecutor? in
+        state.settledWakes = max(state.settledWakes, count)
+        guard state.settledWakes >= state.wakes else { return nil }
+        defer { state.waiting = nil }
+        return state.waiting
+      }
+      waiting?.remoteWorkDidSettle()
+    case .start, .cancel, .processed, .woke:
       channel.withLock { $0?.close() }
     }
   }
 
-  private func send(_ message: Wire.EffectMessage) {
+  /// Sends `message`; one that can wake a worker's effect body keeps `executor` (a test
+  /// store's) from settling until the worker says it has.
+  private func send(_ message: Wire.EffectMessage, for executor: EffectExecutor? = nil) {
+    if message.wakesWorker {
+      let starts = state.withLock { state -> Bool in
+        state.wakes += 1
+        guard state.waiting == nil, state.phase == .open, let executor else { return false }
+        state.waiting = executor
+        return true
+      }
+      if starts { executor?.remoteWorkDidStart() }
+    }
     let frame = Wire.frame(message)
     channel.withLock { try? $0?.send(frame) }
   }

@@ -92,6 +92,17 @@ extension Wire.EffectMessage: WireMessage {
     case let .finished(run):
       writer.write(4 as UInt64)
       writer.write(run)
+    case let .sleep(run, token, nanoseconds):
+      writer.write(5 as UInt64)
+      writer.write(run)
+      writer.write(token)
+      writer.write(nanoseconds)
+    case let .woke(token):
+      writer.write(6 as UInt64)
+      writer.write(token)
+    case let .settled(count):
+      writer.write(7 as UInt64)
+      writer.write(count)
     }
   }
 
@@ -105,6 +116,10 @@ extension Wire.EffectMessage: WireMessage {
         run: try reader.readUInt64(), sequence: try reader.readUInt64(), bytes: try reader.readBytes(),
         outcome: try reader.readOptional(Wire.Outcome.self))
     case 4: self = .finished(run: try reader.readUInt64())
+    case 5:
+      self = .sleep(run: try reader.readUInt64(), token: try reader.readUInt64(), nanoseconds: try reader.readUInt64())
+    case 6: self = .woke(token: try reader.readUInt64())
+    case 7: self = .settled(count: try reader.readUInt64())
     case let tag: throw .malformed("unknown effect message tag \(tag)")
     }
   }

@@ -70,6 +70,22 @@ enum Wire {
     case action(run: UInt64, sequence: UInt64, bytes: [UInt8], outcome: Outcome?)
     /// Worker → host: `run` ended.
     case finished(run: UInt64)
+    /// Worker → host: `run` sleeps for `nanoseconds` on the host's clock; wake it with `token`.
+    case sleep(run: UInt64, token: UInt64, nanoseconds: UInt64)
+    /// Host → worker: the sleep `token` is over.
+    case woke(token: UInt64)
+    /// Worker → host: every effect body is finished or waiting on the host, after the first
+    /// `count` of the host's messages that can wake one (start, cancel, processed, woke).
+    case settled(count: UInt64)
+
+    /// Whether the message, from the host, can set a worker's effect body going again: the
+    /// host counts these, and the worker's `settled` says how many it has caught up with.
+    var wakesWorker: Bool {
+      switch self {
+      case .start, .cancel, .processed, .woke: true
+      case .action, .finished, .sleep, .settled: false
+      }
+    }
   }
 
   /// What running an action on a slot at `baseVersion` gave: the reply a request for it would

@@ -15,9 +15,18 @@ final class WorkerEffects: Sendable {
     let slot: [UInt8]
   }
 
+  /// The effect body a task runs, so that its sleeps can name it to the host.
+  @TaskLocal static var currentRun: UInt64?
+
   private struct State {
     var nextRun: UInt64 = 0
     var nextSequence: UInt64 = 0
+    var nextSleep: UInt64 = 0
+    var sleeping: [UInt64: PendingSleep] = [:]
+    /// The host's messages that can wake an effect body, handled so far; and the count last
+    /// reported settled.
+    var wakes: UInt64 = 0
+    var reportedWakes: UInt64 = 0
     var kept: [UInt64: Kept] = [:]
     var running: [UInt64: Task<Void, Never>] = [:]
     var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -31,6 +40,8 @@ final class WorkerEffects: Sendable {
   private let state = Mutex(State())
   private let channel: Mutex<FrameChannel?> = Mutex(nil)
   private let reference = Mutex(PrecomputerReference())
+  /// Where effect bodies run: it knows when they are all finished or waiting.
+  private let executor = EffectExecutor()
 
   /// Who runs effect actions ahead of the host; held weakly, as it owns these effects.
   var precomputer: (any OutcomePrecomputer)? {
@@ -44,6 +55,7 @@ final class WorkerEffects: Sendable {
       onFrame: { [weak self] frame in self?.receive(frame) },
       onClose: { [weak self] _ in self?.stop() })
     self.channel.withLock { $0 = channel }
+    executor.onChange { [weak self] in self?.reportIfSettled() }
   }
 
   /// Keeps `body`, an effect of the child state in `slot`, until the host starts it, and
@@ -74,19 +86,49 @@ final class WorkerEffects: Sendable {
     }
   }
 
+  /// Sleeps for `duration` on the host's clock: in a test, the `TestClock` the test advances.
+  /// Outside an effect body the host cannot tell apart, it sleeps here.
+  func sleep(for duration: Duration) async throws {
+    guard let run = Self.currentRun else { return try await ContinuousClock().sleep(for: duration) }
+    let pending = PendingSleep()
+    let token = state.withLock { state -> UInt64? in
+      guard !state.isClosed else { return nil }
+      state.nextSleep += 1
+      state.sleeping[state.nextSleep] = pending
+      return state.nextSleep
+    }
+    guard let token else { throw CancellationError() }
+    try await withTaskCancellationHandler {
+      try await pending.wait {
+        send(.sleep(run: run, token: token, nanoseconds: Self.nanoseconds(duration)))
+      }
+    } onCancel: {
+      state.withLock { _ = $0.sleeping.removeValue(forKey: token) }
+      pending.end(throwing: CancellationError())
+    }
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0, attoseconds >= 0 else { return 0 }
+    return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+  }
+
   /// Cancels every effect and lets every waiting `send` return: the host is gone.
   func stop() {
-    let (tasks, waiting) = state.withLock { state in
+    let (tasks, waiting, sleeping) = state.withLock { state in
       state.isClosed = true
       defer {
         state.kept = [:]
         state.running = [:]
         state.waiting = [:]
+        state.sleeping = [:]
       }
-      return (Array(state.running.values), Array(state.waiting.values))
+      return (Array(state.running.values), Array(state.waiting.values), Array(state.sleeping.values))
     }
     for task in tasks { task.cancel() }
     for continuation in waiting { continuation.resume() }
+    for pending in sleeping { pending.end(throwing: CancellationError()) }
     channel.withLock { $0?.close() }
   }
 
@@ -104,15 +146,37 @@ final class WorkerEffects: Sendable {
       // left it.
       precomputer?.settle(sequence: sequence, taken: tookOutcome)
       state.withLock { $0.waiting.removeValue(forKey: sequence) }?.resume()
-    case .action, .finished: stop()
+    case let .woke(token):
+      state.withLock { $0.sleeping.removeValue(forKey: token) }?.end(throwing: nil)
+    case .action, .finished, .sleep, .settled:
+      stop()
+      return
     }
+    state.withLock { $0.wakes += 1 }
+    reportIfSettled()
+  }
+
+  /// Tells the host once every effect body is finished or waiting on it, so that a test store
+  /// there knows this worker's effects have settled. The count is read before the check, so a
+  /// body woken by a message it covers is seen running.
+  private func reportIfSettled() {
+    let wakes = state.withLock { $0.wakes }
+    guard executor.isSettled else { return }
+    let isNew = state.withLock { state in
+      guard wakes > state.reportedWakes else { return false }
+      state.reportedWakes = wakes
+      return true
+    }
+    if isNew { send(.settled(count: wakes)) }
   }
 
   private func start(_ run: UInt64) {
     state.withLock { state in
       guard let kept = state.kept.removeValue(forKey: run) else { return }
-      state.running[run] = Task {
-        await kept.body { [weak self] bytes in await self?.forward(bytes, from: run, slot: kept.slot) }
+      state.running[run] = Task(executorPreference: executor) {
+        await Self.$currentRun.withValue(run) {
+          await kept.body { [weak self] bytes in await self?.forward(bytes, from: run, slot: kept.slot) }
+        }
         self.finish(run)
       }
     }

@@ -67,4 +67,19 @@ import Synchronization
   func sendDidFinish() {
     state.withLock { $0.sendsInFlight -= 1 }
   }
+
+  /// Work elsewhere that these effects stand for — effect bodies in a worker process — is
+  /// running: the executor is not settled until `remoteWorkDidSettle`.
+  func remoteWorkDidStart() {
+    sendDidStart()
+  }
+
+  /// The work elsewhere has settled too.
+  func remoteWorkDidSettle() {
+    let onChange = state.withLock { state in
+      state.sendsInFlight -= 1
+      return state.onChange
+    }
+    onChange?()
+  }
 }
