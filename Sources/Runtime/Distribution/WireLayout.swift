@@ -73,36 +73,19 @@ extension Wire.EffectMessage: WireMessage {
 
   func write(to writer: inout ByteWriter) {
     switch self {
-    case let .start(run):
-      writer.write(0 as UInt64)
-      writer.write(run)
-    case let .cancel(run):
-      writer.write(1 as UInt64)
-      writer.write(run)
+    case let .start(run): writer.write(tag: 0, run)
+    case let .cancel(run): writer.write(tag: 1, run)
     case let .processed(sequence, tookOutcome):
-      writer.write(2 as UInt64)
-      writer.write(sequence)
+      writer.write(tag: 2, sequence)
       writer.write(tookOutcome)
     case let .action(run, sequence, bytes, outcome):
-      writer.write(3 as UInt64)
-      writer.write(run)
-      writer.write(sequence)
+      writer.write(tag: 3, run, sequence)
       writer.write(bytes: bytes)
       writer.write(optional: outcome)
-    case let .finished(run):
-      writer.write(4 as UInt64)
-      writer.write(run)
-    case let .sleep(run, token, nanoseconds):
-      writer.write(5 as UInt64)
-      writer.write(run)
-      writer.write(token)
-      writer.write(nanoseconds)
-    case let .woke(token):
-      writer.write(6 as UInt64)
-      writer.write(token)
-    case let .settled(count):
-      writer.write(7 as UInt64)
-      writer.write(count)
+    case let .finished(run): writer.write(tag: 4, run)
+    case let .sleep(run, token, nanoseconds): writer.write(tag: 5, run, token, nanoseconds)
+    case let .woke(token): writer.write(tag: 6, token)
+    case let .settled(count): writer.write(tag: 7, count)
     }
   }
 
@@ -282,6 +265,12 @@ extension String: WireField {
 }
 
 extension ByteWriter {
+  /// A case's tag, then its numbers.
+  mutating func write(tag: UInt64, _ numbers: UInt64...) {
+    write(tag)
+    for number in numbers { write(number) }
+  }
+
   mutating func write<Field: WireField>(optional field: Field?) {
     write(field != nil)
     field?.write(to: &self)
