@@ -35,6 +35,8 @@ final class HostEffects: Sendable {
     var settledWakes: UInt64 = 0
     /// The test store's executor, told that work in the worker runs until it settles.
     var waiting: EffectExecutor?
+    /// Whether the worker was asked to report settling.
+    var asksForReports = false
   }
 
   private let state = Mutex(State())
@@ -161,7 +163,7 @@ final class HostEffects: Sendable {
         return state.waiting
       }
       waiting?.remoteWorkDidSettle()
-    case .start, .cancel, .processed, .woke:
+    case .start, .cancel, .processed, .woke, .reportSettling:
       channel.withLock { $0?.close() }
     }
   }
@@ -169,16 +171,18 @@ final class HostEffects: Sendable {
   /// Sends `message`; one that can wake a worker's effect body keeps `executor` (a test
   /// store's) from settling until the worker says it has.
   private func send(_ message: Wire.EffectMessage, for executor: EffectExecutor? = nil) {
+    var frames = [Wire.frame(message)]
     if message.wakesWorker {
-      let starts = state.withLock { state -> Bool in
+      let (starts, asks) = state.withLock { state -> (Bool, Bool) in
         state.wakes += 1
-        guard state.waiting == nil, state.phase == .open, let executor else { return false }
+        guard state.waiting == nil, state.phase == .open, let executor else { return (false, false) }
         state.waiting = executor
-        return true
+        defer { state.asksForReports = true }
+        return (true, !state.asksForReports)
       }
+      if asks { frames.insert(Wire.frame(Wire.EffectMessage.reportSettling), at: 0) }
       if starts { executor?.remoteWorkDidStart() }
     }
-    let frame = Wire.frame(message)
-    channel.withLock { try? $0?.send(frame) }
+    channel.withLock { try? $0?.send(frames) }
   }
 }

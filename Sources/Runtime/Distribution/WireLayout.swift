@@ -86,6 +86,7 @@ extension Wire.EffectMessage: WireMessage {
     case let .sleep(run, token, nanoseconds): writer.write(tag: 5, run, token, nanoseconds)
     case let .woke(token): writer.write(tag: 6, token)
     case let .settled(count): writer.write(tag: 7, count)
+    case .reportSettling: writer.write(tag: 8)
     }
   }
 
@@ -103,6 +104,7 @@ extension Wire.EffectMessage: WireMessage {
       self = .sleep(run: try reader.readUInt64(), token: try reader.readUInt64(), nanoseconds: try reader.readUInt64())
     case 6: self = .woke(token: try reader.readUInt64())
     case 7: self = .settled(count: try reader.readUInt64())
+    case 8: self = .reportSettling
     case let tag: throw .malformed("unknown effect message tag \(tag)")
     }
   }

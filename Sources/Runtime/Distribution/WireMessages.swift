@@ -77,13 +77,15 @@ enum Wire {
     /// Worker → host: every effect body is finished or waiting on the host, after the first
     /// `count` of the host's messages that can wake one (start, cancel, processed, woke).
     case settled(count: UInt64)
+    /// Host → worker: send `settled` from now on; a test store is waiting on these effects.
+    case reportSettling
 
     /// Whether the message, from the host, can set a worker's effect body going again: the
     /// host counts these, and the worker's `settled` says how many it has caught up with.
     var wakesWorker: Bool {
       switch self {
       case .start, .cancel, .processed, .woke: true
-      case .action, .finished, .sleep, .settled: false
+      case .action, .finished, .sleep, .settled, .reportSettling: false
       }
     }
   }

@@ -27,6 +27,8 @@ final class WorkerEffects: Sendable {
     /// reported settled.
     var wakes: UInt64 = 0
     var reportedWakes: UInt64 = 0
+    /// Whether the host wants those reports: only a test store waits on them.
+    var reportsSettling = false
     var kept: [UInt64: Kept] = [:]
     var running: [UInt64: Task<Void, Never>] = [:]
     var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -148,6 +150,10 @@ final class WorkerEffects: Sendable {
       state.withLock { $0.waiting.removeValue(forKey: sequence) }?.resume()
     case let .woke(token):
       state.withLock { $0.sleeping.removeValue(forKey: token) }?.end(throwing: nil)
+    case .reportSettling:
+      state.withLock { $0.reportsSettling = true }
+      reportIfSettled()
+      return
     case .action, .finished, .sleep, .settled:
       stop()
       return
@@ -163,7 +169,7 @@ final class WorkerEffects: Sendable {
     let wakes = state.withLock { $0.wakes }
     guard executor.isSettled else { return }
     let isNew = state.withLock { state in
-      guard wakes > state.reportedWakes else { return false }
+      guard state.reportsSettling, wakes > state.reportedWakes else { return false }
       state.reportedWakes = wakes
       return true
     }
