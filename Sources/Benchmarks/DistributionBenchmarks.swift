@@ -14,6 +14,7 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
     root: Payload(), placement: Placement(file: "benchmark", entries: [.init(path: "store")]),
     command: childWorker())
   defer { composition.shutdown() }
+  for pid in composition.processes.flatMap(\.pids) { CPULayout.place(worker: pid) }
 
   let small = Store(initialState: Payload.State()) { composition.compose(Payload()) }
   small.send(.store(.bump))

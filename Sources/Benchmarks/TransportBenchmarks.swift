@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import Synchronization
 import Transport
 import TransportTestSupport
 
@@ -72,6 +73,7 @@ struct BenchmarkWorker {
       name: mode.rawValue, executable: URL(fileURLWithPath: CommandLine.arguments[0]),
       arguments: [mode.rawValue], socketPath: listener.path, secret: secret
     ) { line in print("[\(line.worker)] \(line.text)") }
+    CPULayout.place(worker: process.pid)
     connection = FramedConnection(try listener.accept())
     _ = try Handshake.verify(connection, secret: secret, expectedPID: process.pid)
   }
@@ -97,9 +99,27 @@ func rawRoundTrip(iterations: Int) async throws -> Double {
   return roundTrip
 }
 
-/// Pins this process, and the workers it starts from now on, to CPU 0.
-func pinToOneCore() {
-  _ = bulkhead_pin_to_cpu(0)
+/// Where the benchmark puts its processes: the host on CPU 0, and its workers on CPU 1 (two
+/// cores: every message wakes the other core) or on CPU 0 too (one core: every message is a
+/// context switch). Left to the scheduler, the two processes land on one core in some runs
+/// and on two in others, and the ratios mean nothing.
+enum CPULayout: Int32 {
+  case twoCores = 1
+  case oneCore = 0
+
+  private static let workerCPU = Atomic<Int32>(-1)
+
+  /// Puts this process on CPU 0, and the workers started from now on as the layout says.
+  func apply() {
+    _ = bulkhead_pin_to_cpu(getpid(), 0)
+    Self.workerCPU.store(rawValue, ordering: .relaxed)
+  }
+
+  /// Puts a worker just started where the layout in force says.
+  static func place(worker pid: Int32) {
+    let cpu = workerCPU.load(ordering: .relaxed)
+    if cpu >= 0 { _ = bulkhead_pin_to_cpu(pid, cpu) }
+  }
 }
 
 /// Round trips and throughput across a process boundary, each against the raw round trip of

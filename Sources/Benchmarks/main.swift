@@ -3,7 +3,7 @@
 //
 //   swift run -c release bulkhead-benchmark [startup | transport | boundaries]
 //
-// With `startup`, `transport` or `boundaries`, only those figures, unpinned.
+// With `startup`, `transport` or `boundaries`, only those figures (the last two on two cores).
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
@@ -13,17 +13,20 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
 } else if CommandLine.arguments.dropFirst().first == "transport" {
-  printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "unpinned:"))
+  CPULayout.twoCores.apply()
+  printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "two cores:"))
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
-  printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "unpinned:"))
+  CPULayout.twoCores.apply()
+  printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "two cores:"))
 } else {
   printTable("In-process core (per action)", coreBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
-  var crossProcess = try await transportBenchmarks(label: "unpinned:")
-  var boundaries = try await distributionBenchmarks(label: "unpinned:")
-  pinToOneCore()
+  CPULayout.twoCores.apply()
+  var crossProcess = try await transportBenchmarks(label: "two cores:")
+  var boundaries = try await distributionBenchmarks(label: "two cores:")
+  CPULayout.oneCore.apply()
   crossProcess += try await transportBenchmarks(label: "one core:")
   boundaries += try await distributionBenchmarks(label: "one core:")
   printTable("Across a process boundary (16-byte messages)", crossProcess)

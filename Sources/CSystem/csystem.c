@@ -2,6 +2,7 @@
 #include "csystem.h"
 #include <dirent.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -16,14 +17,16 @@ int bulkhead_pidfd_open(pid_t pid) {
   return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-int bulkhead_pin_to_cpu(int cpu) {
+int bulkhead_pin_to_cpu(pid_t pid, int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
   // Affinity belongs to threads: pin every thread there is; threads and processes started
   // later inherit it from the thread that starts them.
-  DIR *tasks = opendir("/proc/self/task");
-  if (tasks == NULL) return sched_setaffinity(0, sizeof(set), &set);
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+  DIR *tasks = opendir(path);
+  if (tasks == NULL) return sched_setaffinity(pid, sizeof(set), &set);
   int result = 0;
   struct dirent *entry;
   while ((entry = readdir(tasks)) != NULL) {

@@ -21,8 +21,12 @@ func fail(_ message: String) -> Never {
 /// Writes one line at once, unbuffered even into a pipe, so that compose.sh and logs show
 /// events as they happen, and lines from several threads never mix.
 @Sendable func say(_ line: String) {
-  FileHandle.standardOutput.write(Data("\(line)\n".utf8))
+  // A reader that went away (`parent-host ... | head`) must not stop the host before it has
+  // stopped its workers: SIGPIPE is ignored, and a failed write is dropped.
+  try? FileHandle.standardOutput.write(contentsOf: Data("\(line)\n".utf8))
 }
+
+signal(SIGPIPE, SIG_IGN)
 
 func app(named name: String) -> ExampleApp {
   guard let app = ExampleApp.named(name) else {

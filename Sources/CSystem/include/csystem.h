@@ -10,9 +10,9 @@ int bulkhead_set_parent_death_signal(int signal);
 /// A file descriptor that becomes readable when process `pid` exits, or -1.
 int bulkhead_pidfd_open(pid_t pid);
 
-/// Pins every thread of this process (and the threads and children it starts afterwards) to
+/// Pins every thread of process `pid` (and the threads and children it starts afterwards) to
 /// CPU `cpu`.
-int bulkhead_pin_to_cpu(int cpu);
+int bulkhead_pin_to_cpu(pid_t pid, int cpu);
 
 /// A descriptor that one thread signals to wake another from `poll` (an eventfd), or -1.
 int bulkhead_wakeup_create(void);
