@@ -240,20 +240,27 @@ final class RemoteBoundary: Sendable {
     guard let link = pool.members[index].link else { return }
     report(.workerRetired(boundary: path, pid: link.pid))
     link.retire()
-    pool.synced[index] = [:]
-    pool.offers[index] = [:]
+    forget(&pool, index, link)
     pool.retired.removeAll { $0.hasExited }
     pool.retired.append(link)
     pool.members[index] = .starting(WorkerStart { [launch] in try launch(index) })
   }
 
+  /// Forgets what the host knew of the worker at `index`, about to go: its copies of child
+  /// states, and its outcomes offered or taken.
+  private func forget(_ pool: inout Pool, _ index: Int, _ link: WorkerLink?) {
+    pool.synced[index] = [:]
+    pool.offers[index] = [:]
+    if let link { pool.taken = pool.taken.filter { $0.link != ObjectIdentifier(link) } }
+  }
+
   /// Drops the worker at `index` after it died or misbehaved, forgetting what it had; marks
   /// the boundary failed when it has been restarted too often.
   private func restart(_ pool: inout Pool, _ index: Int, after reason: String) {
-    pool.members[index].link?.stop()
+    let link = pool.members[index].link
+    link?.stop()
     pool.members[index] = .empty
-    pool.offers[index] = [:]
-    pool.synced[index] = [:]
+    forget(&pool, index, link)
     pool.statistics.failures += 1
     guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
       let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
