@@ -43,11 +43,14 @@ let package = Package(
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
-    .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting"]),
+    // The seed examples' test scripts, run in one process and across processes.
+    .target(name: "ExampleScripts", dependencies: ["Examples", "BulkheadTesting"], path: "Tests/ExampleScripts"),
+    .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting", "ExampleScripts"]),
     .testTarget(
       name: "DistributionTests",
       dependencies: [
-        "Bulkhead", "BulkheadTesting", "Examples", "Transport", "child-worker", "parent-host",
+        "Bulkhead", "BulkheadTesting", "ExampleScripts", "Examples", "Transport", "child-worker",
+        "parent-host",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],

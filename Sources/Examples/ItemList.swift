@@ -26,12 +26,7 @@ public struct ItemList: Reducer {
       switch action {
       case let .deleteButtonTapped(item):
         state.pendingDeletion = item
-        state.alert = AlertState {
-          TextState("Delete \(item)?")
-        } actions: {
-          ButtonState(role: .destructive, action: .confirmDeletion) { TextState("Delete") }
-          ButtonState(role: .cancel) { TextState("Cancel") }
-        }
+        state.alert = .deletion(of: item)
         return .none
       case .alert(.presented(.confirmDeletion)):
         guard let item = state.pendingDeletion else { return .none }
@@ -46,5 +41,17 @@ public struct ItemList: Reducer {
       }
     }
     .ifLet(\.alert, action: Action.alert)
+  }
+}
+
+extension AlertState where Action == ItemList.Action.Alert {
+  /// Asks to confirm the deletion of `item`.
+  public static func deletion(of item: String) -> Self {
+    AlertState {
+      TextState("Delete \(item)?")
+    } actions: {
+      ButtonState(role: .destructive, action: .confirmDeletion) { TextState("Delete") }
+      ButtonState(role: .cancel) { TextState("Cancel") }
+    }
   }
 }

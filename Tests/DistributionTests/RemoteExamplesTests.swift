@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadTesting
+import ExampleScripts
 import Examples
 import Testing
 
@@ -10,13 +11,7 @@ import Testing
   @Test func twoCountersWithEachCounterInAWorker() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1\ncounter2\n")
     defer { composition.shutdown() }
-    let store = TestStore(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
-    await store.send(.counter1(.incrementButtonTapped)) {
-      $0.counter1.count = 1
-      $0.parentObservations = 1
-    }
-    await store.send(.counter2(.incrementButtonTapped)) { $0.counter2.count = 1 }
-    await store.send(.counter1(.decrementButtonTapped)) { $0.counter1.count = 0 }
+    await ExampleScripts.twoCounters(TestStore(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) })
     #expect(composition.processes.map(\.boundary) == ["counter1", "counter2"])
     #expect(composition.processes.allSatisfy { $0.pids.count == 1 })
   }
@@ -25,14 +20,9 @@ import Testing
     let composition = try composition(app: "dashboard", placement: "settings\nnotifications\n")
     defer { composition.shutdown() }
     let store = TestStore(initialState: Dashboard.State()) { composition.compose(Dashboard()) }
-    await store.send(.profile(.nameChanged("Blob"))) { $0.profile.name = "Blob" }
-    await store.send(.notifications(.received("Hi"))) { $0.notifications.unread = ["Hi"] }
-    // The parent clears the notifications after the settings child ran in its worker; the
+    await ExampleScripts.dashboard(store)
+    // The parent cleared the notifications after the settings child ran in its worker; the
     // notifications worker must see the host's change before its next action.
-    await store.send(.settings(.notificationsToggled(false))) {
-      $0.settings.notificationsEnabled = false
-      $0.notifications.unread = []
-    }
     await store.send(.notifications(.received("Again"))) { $0.notifications.unread = ["Again"] }
   }
 
@@ -44,9 +34,7 @@ import Testing
     } withDependencies: {
       $0.documentLoader = DocumentLoader { "Draft" }
     }
-    await store.send(.load) { $0 = .loading }
-    await store.receive(.dataLoaded("Draft")) { $0 = .loaded(Loader.Document.State(text: "Draft")) }
-    await store.send(.child(.textChanged("Final"))) { $0 = .loaded(Loader.Document.State(text: "Final")) }
+    await ExampleScripts.loader(store)
     await store.send(.child(.cleared)) { $0 = .loaded(Loader.Document.State(text: "")) }
     #expect(composition.statistics(of: "child")?.actions == 2)
   }
@@ -54,21 +42,8 @@ import Testing
   @Test func anAlertInAWorkerConfirmsTheDeletion() async throws {
     let composition = try composition(app: "item-list", placement: "alert\n")
     defer { composition.shutdown() }
-    let store = TestStore(initialState: ItemList.State(items: ["A", "B"])) { composition.compose(ItemList()) }
-    await store.send(.deleteButtonTapped("A")) {
-      $0.pendingDeletion = "A"
-      $0.alert = AlertState {
-        TextState("Delete A?")
-      } actions: {
-        ButtonState(role: .destructive, action: .confirmDeletion) { TextState("Delete") }
-        ButtonState(role: .cancel) { TextState("Cancel") }
-      }
-    }
-    await store.send(.alert(.presented(.confirmDeletion))) {
-      $0.alert = nil
-      $0.pendingDeletion = nil
-    }
-    await store.receive(.confirmDelete("A")) { $0.items = ["B"] }
+    await ExampleScripts.itemListConfirmDeletion(
+      TestStore(initialState: ItemList.State(items: ["A", "B"])) { composition.compose(ItemList()) })
     #expect(composition.statistics(of: "alert")?.actions == 1)
   }
 
@@ -76,9 +51,7 @@ import Testing
     let composition = try composition(app: "detail", placement: "detail\n")
     defer { composition.shutdown() }
     let store = TestStore(initialState: DetailPresenter.State()) { composition.compose(DetailPresenter()) }
-    await store.send(.showDetailTapped) { $0.detail = DetailPresenter.Detail.State(description: "") }
-    await store.send(.detail(.descriptionChanged("Notes"))) { $0.detail?.description = "Notes" }
-    await store.send(.detail(.closeButtonTapped)) { $0.detail = nil }
+    await ExampleScripts.detail(store)
     await store.send(.showDetailTapped) { $0.detail = DetailPresenter.Detail.State(description: "") }
     await store.send(.detail(.descriptionChanged("Fresh"))) { $0.detail?.description = "Fresh" }
   }
@@ -89,32 +62,16 @@ import Testing
     let store = TestStore(initialState: ProfileEditor.State(name: "Blob", email: "blob@example.com")) {
       composition.compose(ProfileEditor())
     }
-    await store.send(.editButtonTapped) {
-      $0.editForm = ProfileEditor.EditForm.State(name: "Blob", email: "blob@example.com")
-    }
-    await store.send(.editForm(.nameChanged("Blob Jr"))) { $0.editForm?.name = "Blob Jr" }
-    await store.send(.editForm(.saveButtonTapped)) { $0.editForm?.isSaving = true }
-    await store.receive(.editForm(.saveResponse(.success))) {
-      $0.name = "Blob Jr"
-      $0.editForm = nil
-    }
+    // The save effect runs in the worker, with the worker's live API client.
+    await ExampleScripts.profileSave(store)
   }
 
   @Test func actionBoundariesAcrossAProcess() async throws {
     let composition = try composition(app: "onboarding", placement: "_internal.login\n")
     defer { composition.shutdown() }
     let store = TestStore(initialState: Onboarding.State()) { composition.compose(Onboarding()) }
-    await store.send(.view(.startTapped)) { $0.login = Login.State() }
-    await store.send(._internal(.login(.view(.usernameChanged("blob"))))) { $0.login?.username = "blob" }
-    await store.send(._internal(.login(.view(.onTapLoginButton)))) { $0.login?.isLoggingIn = true }
-    await store.receive(._internal(.login(._internal(.loginResult(.success(token: "token-blob")))))) {
-      $0.login?.isLoggingIn = false
-    }
-    await store.receive(._internal(.login(.delegate(.notifyLoginSuccess("token-blob"))))) {
-      $0.login = nil
-      $0.token = "token-blob"
-    }
-    await store.receive(.delegate(.finished))
+    // The login effect runs in the worker, with the worker's live authenticator.
+    await ExampleScripts.onboardingLogin(store, token: "token-blob")
   }
 
   @Test func forEachElementsAreSpreadOverAPoolAndRemovalCancelsTheirEffects() async throws {

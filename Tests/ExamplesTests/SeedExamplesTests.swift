@@ -1,18 +1,13 @@
 import Bulkhead
 import BulkheadTesting
+import ExampleScripts
 import Examples
 import Testing
 
 @MainActor
 @Suite struct TwoCountersTests {
   @Test func testIndependentCounters() async {
-    let store = TestStore(initialState: TwoCounters.State()) { TwoCounters() }
-    await store.send(.counter1(.incrementButtonTapped)) {
-      $0.counter1.count = 1
-      $0.parentObservations = 1
-    }
-    await store.send(.counter2(.incrementButtonTapped)) { $0.counter2.count = 1 }
-    await store.send(.counter1(.decrementButtonTapped)) { $0.counter1.count = 0 }
+    await ExampleScripts.twoCounters(TestStore(initialState: TwoCounters.State()) { TwoCounters() })
   }
 
   @Test func theParentSeesTheChildsChangeAfterTheScope() {
@@ -26,13 +21,7 @@ import Testing
 @MainActor
 @Suite struct DashboardTests {
   @Test func childrenChangeIndependentlyAndTheParentReactsToSettings() async {
-    let store = TestStore(initialState: Dashboard.State()) { Dashboard() }
-    await store.send(.profile(.nameChanged("Blob"))) { $0.profile.name = "Blob" }
-    await store.send(.notifications(.received("Hi"))) { $0.notifications.unread = ["Hi"] }
-    await store.send(.settings(.notificationsToggled(false))) {
-      $0.settings.notificationsEnabled = false
-      $0.notifications.unread = []
-    }
+    await ExampleScripts.dashboard(TestStore(initialState: Dashboard.State()) { Dashboard() })
   }
 }
 
@@ -44,11 +33,7 @@ import Testing
     } withDependencies: {
       $0.documentLoader = DocumentLoader { "Draft" }
     }
-    await store.send(.load) { $0 = .loading }
-    await store.receive(.dataLoaded("Draft")) { $0 = .loaded(Loader.Document.State(text: "Draft")) }
-    await store.send(.child(.textChanged("Final"))) {
-      $0 = .loaded(Loader.Document.State(text: "Final"))
-    }
+    await ExampleScripts.loader(store)
   }
 
   @Test func aChildActionWhileLoadingIsAWarningThatFailsTheTest() async {
@@ -64,10 +49,7 @@ import Testing
 @MainActor
 @Suite struct DetailPresenterTests {
   @Test func presentsEditsAndClosesTheDetail() async {
-    let store = TestStore(initialState: DetailPresenter.State()) { DetailPresenter() }
-    await store.send(.showDetailTapped) { $0.detail = DetailPresenter.Detail.State(description: "") }
-    await store.send(.detail(.descriptionChanged("Notes"))) { $0.detail?.description = "Notes" }
-    await store.send(.detail(.closeButtonTapped)) { $0.detail = nil }
+    await ExampleScripts.detail(TestStore(initialState: DetailPresenter.State()) { DetailPresenter() })
   }
 }
 
@@ -79,15 +61,7 @@ import Testing
     } withDependencies: {
       $0.apiClient = APIClient { _, _ in }
     }
-    await store.send(.editButtonTapped) {
-      $0.editForm = ProfileEditor.EditForm.State(name: "Blob", email: "blob@example.com")
-    }
-    await store.send(.editForm(.nameChanged("Blob Jr"))) { $0.editForm?.name = "Blob Jr" }
-    await store.send(.editForm(.saveButtonTapped)) { $0.editForm?.isSaving = true }
-    await store.receive(.editForm(.saveResponse(.success))) {
-      $0.name = "Blob Jr"
-      $0.editForm = nil
-    }
+    await ExampleScripts.profileSave(store)
   }
 
   @Test func aFailedSaveKeepsTheSheetOpen() async {
@@ -111,21 +85,7 @@ import Testing
 @MainActor
 @Suite struct ItemListTests {
   @Test func confirmingTheAlertDeletesTheItemAndDismissesTheAlert() async {
-    let store = TestStore(initialState: ItemList.State(items: ["A", "B"])) { ItemList() }
-    await store.send(.deleteButtonTapped("A")) {
-      $0.pendingDeletion = "A"
-      $0.alert = AlertState {
-        TextState("Delete A?")
-      } actions: {
-        ButtonState(role: .destructive, action: .confirmDeletion) { TextState("Delete") }
-        ButtonState(role: .cancel) { TextState("Cancel") }
-      }
-    }
-    await store.send(.alert(.presented(.confirmDeletion))) {
-      $0.alert = nil
-      $0.pendingDeletion = nil
-    }
-    await store.receive(.confirmDelete("A")) { $0.items = ["B"] }
+    await ExampleScripts.itemListConfirmDeletion(TestStore(initialState: ItemList.State(items: ["A", "B"])) { ItemList() })
   }
 
   @Test func dismissingTheAlertKeepsTheItem() async {
@@ -179,17 +139,7 @@ import Testing
     } withDependencies: {
       $0.authenticator = Authenticator { .success(token: "t-\($0)") }
     }
-    await store.send(.view(.startTapped)) { $0.login = Login.State() }
-    await store.send(._internal(.login(.view(.usernameChanged("blob"))))) { $0.login?.username = "blob" }
-    await store.send(._internal(.login(.view(.onTapLoginButton)))) { $0.login?.isLoggingIn = true }
-    await store.receive(._internal(.login(._internal(.loginResult(.success(token: "t-blob")))))) {
-      $0.login?.isLoggingIn = false
-    }
-    await store.receive(._internal(.login(.delegate(.notifyLoginSuccess("t-blob"))))) {
-      $0.login = nil
-      $0.token = "t-blob"
-    }
-    await store.receive(.delegate(.finished))
+    await ExampleScripts.onboardingLogin(store, token: "t-blob")
   }
 
   @Test func actionKindsAreTold() {

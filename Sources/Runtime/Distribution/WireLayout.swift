@@ -10,13 +10,13 @@ extension Wire.Request: WireMessage {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .run(slot, baseVersion, patch, action):
-      writer.write(0 as UInt64)
+      writer.write(tag: 0)
       writer.write(bytes: slot)
       writer.write(baseVersion)
       writer.write(optional: patch)
       writer.write(bytes: action)
     case let .drop(slot):
-      writer.write(1 as UInt64)
+      writer.write(tag: 1)
       writer.write(bytes: slot)
     }
   }
@@ -39,17 +39,17 @@ extension Wire.Reply: WireMessage {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .ran(version, patch, effect):
-      writer.write(0 as UInt64)
+      writer.write(tag: 0)
       writer.write(version)
       writer.write(optional: patch)
       effect.write(to: &writer)
     case let .stale(version):
-      writer.write(1 as UInt64)
+      writer.write(tag: 1)
       writer.write(version)
     case .dropped:
-      writer.write(2 as UInt64)
+      writer.write(tag: 2)
     case let .failed(reason):
-      writer.write(3 as UInt64)
+      writer.write(tag: 3)
       writer.write(reason)
     }
   }
@@ -153,7 +153,7 @@ extension StatePatch: WireField {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .fields(fields):
-      writer.write(0 as UInt64)
+      writer.write(tag: 0)
       writer.write(UInt64(fields.count))
       // Sorted, so that equal patches are equal bytes.
       for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
@@ -161,7 +161,7 @@ extension StatePatch: WireField {
         writer.write(bytes: value)
       }
     case let .whole(bytes):
-      writer.write(1 as UInt64)
+      writer.write(tag: 1)
       writer.write(bytes: bytes)
     }
   }
@@ -189,26 +189,26 @@ extension PortableEffect: WireField {
   func write(to writer: inout ByteWriter) {
     switch self {
     case .none:
-      writer.write(0 as UInt64)
+      writer.write(tag: 0)
     case let .send(bytes):
-      writer.write(1 as UInt64)
+      writer.write(tag: 1)
       writer.write(bytes: bytes)
     case let .run(number):
-      writer.write(2 as UInt64)
+      writer.write(tag: 2)
       writer.write(number)
     case let .merge(effects):
-      writer.write(3 as UInt64)
+      writer.write(tag: 3)
       writer.write(list: effects)
     case let .concatenate(effects):
-      writer.write(4 as UInt64)
+      writer.write(tag: 4)
       writer.write(list: effects)
     case let .cancellable(key, cancelInFlight, effect):
-      writer.write(5 as UInt64)
+      writer.write(tag: 5)
       key.write(to: &writer)
       writer.write(cancelInFlight)
       effect.write(to: &writer)
     case let .cancel(key):
-      writer.write(6 as UInt64)
+      writer.write(tag: 6)
       key.write(to: &writer)
     }
   }
