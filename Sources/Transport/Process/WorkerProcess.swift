@@ -57,14 +57,6 @@ public final class WorkerProcess: Sendable {
     process.standardInput = standardInput
     process.standardOutput = standardOutput
     process.standardError = standardError
-    for (pipe, stream) in [(standardOutput, OutputLine.Stream.standardOutput), (standardError, .standardError)] {
-      let lines = LineSplitter()
-      pipe.fileHandleForReading.readabilityHandler = { handle in
-        let data = handle.availableData
-        if data.isEmpty { handle.readabilityHandler = nil }
-        for text in lines.append(data) { output(OutputLine(worker: name, stream: stream, text: text)) }
-      }
-    }
     self.process = process
     self.input = standardInput.fileHandleForWriting
     process.terminationHandler = { [exit] process in
@@ -74,8 +66,34 @@ public final class WorkerProcess: Sendable {
           : .exited(status: process.terminationStatus))
     }
     try process.run()
+    for (pipe, stream) in [(standardOutput, OutputLine.Stream.standardOutput), (standardError, .standardError)] {
+      Self.forwardLines(of: pipe.fileHandleForReading, as: stream, from: name, to: output)
+    }
     self.pid = process.processIdentifier
     try input.write(contentsOf: Data("\(socketPath)\n\(secret.text)\n".utf8))
+  }
+
+  /// Reads `handle` on a thread of its own until end of file, handing on whole lines. Not
+  /// `readabilityHandler`: a dispatch source whose pipe closed under it has crashed
+  /// libdispatch's event loop in this process.
+  private static func forwardLines(
+    of handle: FileHandle, as stream: OutputLine.Stream, from name: String,
+    to output: @escaping @Sendable (OutputLine) -> Void
+  ) {
+    let descriptor = handle.fileDescriptor
+    let lines = LineSplitter()
+    DetachedThread.run {
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        let data = count > 0 ? Data(buffer[0..<count]) : Data()
+        for text in lines.append(data) { output(OutputLine(worker: name, stream: stream, text: text)) }
+        if count <= 0 { break }
+      }
+      // The handle closes its descriptor only now that nobody reads it.
+      withExtendedLifetime(handle) {}
+    }
   }
 
   /// Asks the worker to stop (SIGTERM).
