@@ -17,8 +17,8 @@ import Transport
     .drop(slot: [4]),
   ]
   static let replies: [Wire.Reply] = [
-    .ran(version: 3, patch: .fields(["count": [4]]), effect: effect),
-    .ran(version: 1, patch: nil, effect: .none), .stale(version: 12), .dropped, .failed("no such slot ✗"),
+    .ran(Wire.Outcome(baseVersion: 2, version: 3, patch: .fields(["count": [4]]), effect: effect)),
+    .ran(Wire.Outcome(baseVersion: 1, version: 1, patch: nil, effect: .none)), .stale(version: 12), .dropped, .failed("no such slot ✗"),
   ]
   static let effectMessages: [Wire.EffectMessage] = [
     .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40, tookOutcome: true),
@@ -51,7 +51,7 @@ import Transport
   @Test func deeplyNestedEffectsAreRejectedBeforeTheyExhaustTheStack() {
     var effect = PortableEffect.none
     for _ in 0..<10_000 { effect = .concatenate([effect]) }
-    let frame = Wire.frame(Wire.Reply.ran(version: 1, patch: nil, effect: effect))
+    let frame = Wire.frame(Wire.Reply.ran(Wire.Outcome(baseVersion: 1, version: 1, patch: nil, effect: effect)))
     #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: frame) }
   }
 

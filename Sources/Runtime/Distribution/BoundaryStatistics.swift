@@ -44,6 +44,6 @@ public struct BoundaryStatistics: Sendable, Equatable {
 
 extension Wire.Reply {
   var patch: StatePatch? {
-    if case let .ran(_, patch, _) = self { patch } else { nil }
+    if case let .ran(outcome) = self { outcome.patch } else { nil }
   }
 }

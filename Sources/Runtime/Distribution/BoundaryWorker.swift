@@ -163,7 +163,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     var runs: [UInt64] = []
     let outcome = try reduce(core.child, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, runs: &runs)
     core.slots[key] = Slot(version: outcome.version, state: slot.state)
-    return .ran(version: outcome.version, patch: outcome.patch, effect: outcome.effect)
+    return .ran(outcome)
   }
 
   /// Runs `action` on `state`, keeping the effect bodies it returns, and describes the result.

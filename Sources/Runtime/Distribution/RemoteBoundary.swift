@@ -168,7 +168,7 @@ final class RemoteBoundary: Sendable {
         {
           pool.taken.insert(Taken(link: ObjectIdentifier(link), sequence: offer.sequence))
           pool.statistics.recordPrecomputed(workerPatch: offer.outcome.patch)
-          reply = .ran(version: offer.outcome.version, patch: offer.outcome.patch, effect: offer.outcome.effect)
+          reply = .ran(offer.outcome)
         } else {
           let request = Wire.Request.run(
             slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
@@ -177,11 +177,11 @@ final class RemoteBoundary: Sendable {
           reply = answer
         }
         switch reply {
-        case let .ran(version, reply, portable):
-          if let reply { state = try states.apply(reply, state) }
-          pool.synced[index][slot] = Synced(version: version, state: state)
+        case let .ran(outcome):
+          if let patch = outcome.patch { state = try states.apply(patch, state) }
+          pool.synced[index][slot] = Synced(version: outcome.version, state: state)
           let outcomes = outcomes(link: link, index: index, slot: slot)
-          return try Effect(portable, decode: actions.decode) { run in
+          return try Effect(outcome.effect, decode: actions.decode) { run in
             link.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
           }
         case .stale:

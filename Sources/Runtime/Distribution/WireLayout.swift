@@ -38,11 +38,9 @@ extension Wire.Reply: WireMessage {
 
   func write(to writer: inout ByteWriter) {
     switch self {
-    case let .ran(version, patch, effect):
+    case let .ran(outcome):
       writer.write(tag: 0)
-      writer.write(version)
-      writer.write(optional: patch)
-      effect.write(to: &writer)
+      outcome.write(to: &writer)
     case let .stale(version):
       writer.write(tag: 1)
       writer.write(version)
@@ -57,9 +55,7 @@ extension Wire.Reply: WireMessage {
   init(from reader: inout ByteReader) throws(TransportError) {
     switch try reader.readUInt64() {
     case 0:
-      self = .ran(
-        version: try reader.readUInt64(), patch: try reader.readOptional(StatePatch.self),
-        effect: try PortableEffect(from: &reader))
+      self = .ran(try Wire.Outcome(from: &reader))
     case 1: self = .stale(version: try reader.readUInt64())
     case 2: self = .dropped
     case 3: self = .failed(try reader.readString())

@@ -47,9 +47,8 @@ enum Wire {
 
   /// Worker → host, on the control connection.
   enum Reply: Equatable {
-    /// The action ran: the slot is now at `version`, changed by `patch` if it changed, and
-    /// the child's effects are `effect`.
-    case ran(version: UInt64, patch: StatePatch?, effect: PortableEffect)
+    /// The action ran, with this outcome.
+    case ran(Outcome)
     /// The worker's copy is not at the version the request was based on.
     case stale(version: UInt64)
     case dropped
@@ -90,8 +89,9 @@ enum Wire {
     }
   }
 
-  /// What running an action on a slot at `baseVersion` gave: the reply a request for it would
-  /// get. An effect's action comes with one, so that the host need not ask when its copy of
+  /// What running an action on a slot at `baseVersion` gave: the slot is now at `version`,
+  /// changed by `patch` if it changed, and the child's effects are `effect`. A request's reply
+  /// carries one; so does an effect's action, so that the host need not ask when its copy of
   /// the slot is still at `baseVersion`.
   struct Outcome: Equatable {
     var baseVersion: UInt64

@@ -166,10 +166,10 @@ final class WorkerEffects: Sendable {
   /// there knows this worker's effects have settled. The count is read before the check, so a
   /// body woken by a message it covers is seen running.
   private func reportIfSettled() {
-    let wakes = state.withLock { $0.wakes }
-    guard executor.isSettled else { return }
+    guard let wakes = state.withLock({ $0.reportsSettling ? $0.wakes : nil }), executor.isSettled
+    else { return }
     let isNew = state.withLock { state in
-      guard state.reportsSettling, wakes > state.reportedWakes else { return false }
+      guard wakes > state.reportedWakes else { return false }
       state.reportedWakes = wakes
       return true
     }
