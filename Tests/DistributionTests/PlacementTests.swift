@@ -13,7 +13,11 @@ import Testing
   }
 
   @Test(arguments: [
-    ("counter1 on worker\n", "x.placement:1: expected \"<boundary>\" or \"<boundary> pool <size>\", found \"counter1 on worker\""),
+    ("counter1 on worker\n", "x.placement:1: unknown setting \"on\" after \"counter1\"; expected \"pool N\", \"deadline D\" or \"startup D\""),
+    ("counter1 deadline\n", "x.placement:1: \"deadline\" needs a value"),
+    ("counter1 deadline 0ms\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"0ms\""),
+    ("counter1 deadline 1s deadline 2s\n", "x.placement:1: \"deadline\" is set twice for \"counter1\""),
+    ("counter1\ncounter\u{0}2 pool 2 x\n", "x.placement:2: unknown setting \"x\" after \"counter\\u{0}2\"; expected \"pool N\", \"deadline D\" or \"startup D\""),
     ("rows pool zero\n", "x.placement:1: a pool size must be a number from 1 to 64, not \"zero\""),
     ("counter1\n\ncounter1\n", "x.placement:3: \"counter1\" is placed twice (first on line 1)"),
   ])
@@ -21,6 +25,31 @@ import Testing
     #expect(throws: DistributionError.placement(file: "x.placement", line: Int(message.split(separator: ":")[1])!, reason: String(message.split(separator: ": ", maxSplits: 1)[1]))) {
       try Placement(parsing: text, file: "x.placement")
     }
+  }
+
+  @Test func readsDeadlinesInMillisecondsOrSeconds() throws {
+    let placement = try Placement(
+      parsing: "counter1 deadline 250ms\nrows pool 2 startup 1.5s deadline 3s\n", file: "x.placement")
+    #expect(placement.entries == [
+      Placement.Entry(path: "counter1", deadline: .milliseconds(250), line: 1),
+      Placement.Entry(path: "rows", workers: 2, deadline: .seconds(3), startupDeadline: .milliseconds(1_500), line: 2),
+    ])
+  }
+
+  @Test func windowsLineEndsAndBlankLinesReadAsLines() throws {
+    let placement = try Placement(parsing: "# comment\r\ncounter1\r\n\r\ncounter2\r", file: "crlf.placement")
+    #expect(placement.entries.map(\.path) == ["counter1", "counter2"])
+    #expect(placement.entries.map(\.line) == [2, 4])
+  }
+
+  @Test func controlCharactersInAFileAreEscapedInErrors() throws {
+    let placement = try Placement(parsing: "counter\u{0}1\u{1b}[31m\n", file: "nul.placement")
+    let error = #expect(throws: DistributionError.self) {
+      try placement.validate(against: TwoCounters().boundaries)
+    }
+    let description = try #require(error?.description)
+    #expect(description.contains(#""counter\u{0}1\u{1b}[31m""#))
+    #expect(!description.unicodeScalars.contains { $0.properties.generalCategory == .control })
   }
 
   @Test func unknownBoundariesAreNamedWithTheKnownOnes() throws {

@@ -10,6 +10,12 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
   case workerRetired(boundary: String, pid: Int32)
   /// A worker was started again after `reason`, from the host's copy of the child state.
   case workerRestarted(boundary: String, pid: Int32, reason: String)
+  /// A worker did not answer a request within the boundary's deadline; it is killed and
+  /// restarted like a crashed one.
+  case workerStalled(boundary: String, pid: Int32, deadline: Duration)
+  /// Someone other than the worker being started connected to its socket and was refused;
+  /// the start went on.
+  case connectionRefused(boundary: String, reason: String)
   /// Effects that were running in a worker when it died; their remaining actions are lost.
   case effectsLost(boundary: String, count: Int)
   /// The boundary's workers failed too often; its actions are dropped from now on and the
@@ -25,6 +31,9 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
     case let .workerRetired(boundary, pid): "worker \(pid) (\(boundary)) retired with its child"
     case let .workerRestarted(boundary, pid, reason):
       "worker \(pid) restarted for \(boundary) after: \(reason)"
+    case let .workerStalled(boundary, pid, deadline):
+      "worker \(pid) (\(boundary)) stalled: no answer within \(deadline)"
+    case let .connectionRefused(boundary, reason): "a connection to \(boundary)'s socket was refused: \(reason)"
     case let .effectsLost(boundary, count): "\(count) effect(s) of \(boundary) were lost"
     case let .boundaryFailed(boundary, reason): "boundary \(boundary) failed: \(reason)"
     case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"

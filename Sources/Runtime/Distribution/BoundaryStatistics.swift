@@ -18,8 +18,10 @@ public struct BoundaryStatistics: Sendable, Equatable {
   /// Actions sent by the workers' effects whose outcome the worker had computed already and
   /// the host took, without a request: a round trip saved each.
   public var precomputedActions = 0
-  /// Workers that died or misbehaved.
+  /// Workers that died, stalled or misbehaved, and starts that failed.
   public var failures = 0
+  /// Of those, workers that did not answer within the boundary's deadline.
+  public var stalls = 0
   /// Workers let go with their `ifLet` child, and element states a `forEach` worker forgot
   /// because the element was removed.
   public var workersRetired = 0

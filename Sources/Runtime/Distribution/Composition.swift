@@ -24,6 +24,7 @@ public final class Composition: Sendable {
   private let remotes: [String: RemoteBoundary]
   private let order: [String]
   private let directory: SocketDirectory?
+  private let roster = WorkerRoster()
 
   /// Starts the workers of `placement` for `root`'s boundaries. Throws before starting any
   /// process when the placement names boundaries that do not exist, places one twice, or
@@ -57,16 +58,15 @@ public final class Composition: Sendable {
     for (number, entry) in placement.entries.enumerated() {
       let boundary = entry.path
       guard let expected = checker.greetings[boundary] else { continue }
+      let plan = WorkerLaunchPlan(
+        boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
+        deadline: entry.deadline, startupDeadline: entry.startupDeadline, output: onOutput, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers,
         retiresWorkers: Self.servesOneChild(boundary, in: boundaries),
         policy: restartPolicy, report: onEvent
       ) { index in
-        let link = try WorkerLink(
-          boundary: boundary, expected: expected, name: "w\(number)-\(index)", command: command,
-          directory: directory, output: onOutput,
-          onClose: { onEvent(.workerExited(boundary: boundary, pid: $0)) },
-          onLost: { onEvent(.effectsLost(boundary: boundary, count: $0)) })
+        let link = try WorkerLink(plan, name: "w\(number)-\(index)")
         onEvent(.workerStarted(boundary: boundary, pid: link.pid))
         return link
       }
@@ -112,9 +112,12 @@ public final class Composition: Sendable {
     remotes[boundary]?.kill(worker: index)
   }
 
-  /// Stops every worker and removes the socket directory.
+  /// Stops every worker and removes the socket directory, within about two seconds whatever
+  /// the workers do: a worker that has not exited a second after its input closed is killed.
+  /// Actions sent afterwards to a placed boundary change nothing.
   public func shutdown() {
     for remote in remotes.values { remote.stop() }
+    roster.stopAll(grace: .seconds(1))
     directory?.remove()
   }
 }

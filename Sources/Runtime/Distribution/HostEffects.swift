@@ -40,24 +40,32 @@ final class HostEffects: Sendable {
   }
 
   private let state = Mutex(State())
-  private let channel: Mutex<FrameChannel?> = Mutex(nil)
+  private let channel: FrameChannel
   private let onLost: @Sendable (_ count: Int) -> Void
+  private let onFault: @Sendable (_ reason: String) -> Void
 
   /// Reads the worker's effect messages from `connection`. `onClose` runs when the connection
-  /// ends; `onLost` hears of effects that were running then, or that started after.
+  /// ends; `onFault` when the worker broke the protocol (bytes that do not decode, a message
+  /// only the host sends), after which the connection is closed; `onLost` hears of effects
+  /// that were running then, or that started after.
   init(
     _ connection: FramedConnection, onClose: @escaping @Sendable () -> Void,
+    onFault: @escaping @Sendable (_ reason: String) -> Void,
     onLost: @escaping @Sendable (_ count: Int) -> Void
   ) {
     self.onLost = onLost
-    let channel = FrameChannel(
+    self.onFault = onFault
+    // The reader starts before `self` exists; it finds `self` through this box.
+    let box = WeakBox<HostEffects>()
+    channel = FrameChannel(
       connection,
-      onFrame: { [weak self] frame in self?.receive(frame) },
-      onClose: { [weak self] _ in
+      onFrame: { frame in box.value?.receive(frame) },
+      onClose: { error in
+        if let error { onFault("its effects connection failed: \(error)") }
         onClose()
-        self?.close()
+        box.value?.close()
       })
-    self.channel.withLock { $0 = channel }
+    box.value = self
   }
 
   /// The host's stand-in for the worker's effect body `run`.
@@ -79,8 +87,13 @@ final class HostEffects: Sendable {
             for await delivery in deliveries {
               switch delivery {
               case let .action(sequence, bytes, outcome):
+                guard let action = try? decode(bytes) else {
+                  // Ends every proxy of this worker, this one included, as lost.
+                  fail("an effect action of \(bytes.count) bytes does not decode")
+                  continue
+                }
                 if let outcome { outcomes.offer(sequence, bytes, outcome) }
-                if let action = try? decode(bytes) { await send(action) }
+                await send(action)
                 self.send(
                   .processed(sequence: sequence, tookOutcome: outcome != nil && outcomes.settle(sequence)),
                   for: executor)
@@ -125,7 +138,7 @@ final class HostEffects: Sendable {
     // Nothing will settle in a worker that is gone.
     waiting?.remoteWorkDidSettle()
     for proxy in proxies { proxy.finish() }
-    channel.withLock { $0?.close() }
+    channel.close()
     return proxies
   }
 
@@ -136,12 +149,18 @@ final class HostEffects: Sendable {
     }
   }
 
+  /// Bad bytes from a worker end the worker, never the host.
+  private func fail(_ reason: String) {
+    onFault(reason)
+    close()
+  }
+
   private func receive(_ frame: Frame) {
-    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame)
-    else {
-      // Bad bytes from a worker end its connection, never the host.
-      channel.withLock { $0?.close() }
-      return
+    let message: Wire.EffectMessage
+    do {
+      message = try Wire.decode(Wire.EffectMessage.self, from: frame)
+    } catch {
+      return fail("its effect message does not decode: \(error)")
     }
     switch message {
     case let .action(run, sequence, bytes, outcome):
@@ -164,7 +183,7 @@ final class HostEffects: Sendable {
       }
       waiting?.remoteWorkDidSettle()
     case .start, .cancel, .processed, .woke, .reportSettling:
-      channel.withLock { $0?.close() }
+      fail("it sent a message only the host sends: \(message)")
     }
   }
 
@@ -183,6 +202,29 @@ final class HostEffects: Sendable {
       if asks { frames.insert(Wire.frame(Wire.EffectMessage.reportSettling), at: 0) }
       if starts { executor?.remoteWorkDidStart() }
     }
-    channel.withLock { try? $0?.send(frames) }
+    // A write that fails (the worker is gone, or stopped reading past the send timeout)
+    // ends the connection; the worker is then restarted like a crashed one.
+    do {
+      try channel.send(frames)
+    } catch where state.withLock({ $0.phase == .open }) {
+      fail("a write to its effects connection failed: \(error)")
+    } catch {
+      // The worker was let go or is gone already: nothing is waiting for this message.
+    }
+  }
+}
+
+/// A weak reference that can be handed to a closure before its object exists.
+final class WeakBox<Object: AnyObject & Sendable>: Sendable {
+  private let reference = Mutex<Weak>(Weak())
+
+  private struct Weak: @unchecked Sendable {
+    // Safe: `Object` is `Sendable`, and the reference is read and written only under `reference`'s lock.
+    weak var object: Object?
+  }
+
+  var value: Object? {
+    get { reference.withLock { $0.object } }
+    set { reference.withLock { $0.object = newValue } }
   }
 }

@@ -3,14 +3,19 @@ import Foundation
 /// Which boundaries of an app run in worker processes. Feature code never sees it: the same app
 /// runs in one process with an empty placement, and split across processes with another.
 ///
-/// The file format is one boundary per line, named by its action case path, with `#` comments:
+/// The file format is one boundary per line, named by its action case path, with `#` comments
+/// and optional settings after the name:
 ///
 /// ```
 /// # Two Counters, each counter in a worker of its own.
 /// counter1
-/// counter2
-/// rows pool 3   # a forEach boundary whose elements are spread over three workers
+/// counter2 deadline 500ms   # a worker that takes longer to answer is killed and restarted
+/// rows pool 3               # a forEach boundary whose elements are spread over three workers
 /// ```
+///
+/// `pool N` (1…64, `forEach` only), `deadline D` (how long a worker may take to answer one
+/// request; default 2s) and `startup D` (how long a new worker may take to connect and greet;
+/// default 10s), with `D` in `ms` or `s`.
 public struct Placement: Sendable, Equatable {
   /// One placed boundary.
   public struct Entry: Sendable, Equatable {
@@ -18,13 +23,28 @@ public struct Placement: Sendable, Equatable {
     public let path: String
     /// How many workers serve it: 1, or a pool for a `forEach` boundary.
     public let workers: Int
+    /// How long a worker may take to answer one request before it is deemed stalled, killed,
+    /// and restarted from the host's copy.
+    public let deadline: Duration
+    /// How long a new worker may take to start, connect and greet the host.
+    public let startupDeadline: Duration
     /// Where the entry is written, for error messages.
     public let line: Int
 
+    /// The deadline of a request when the placement does not set one.
+    public static let defaultDeadline = Duration.seconds(2)
+    /// The start-up deadline when the placement does not set one.
+    public static let defaultStartupDeadline = Duration.seconds(10)
+
     /// Places `path` in `workers` workers; `line` locates the entry in error messages.
-    public init(path: String, workers: Int = 1, line: Int = 0) {
+    public init(
+      path: String, workers: Int = 1, deadline: Duration = defaultDeadline,
+      startupDeadline: Duration = defaultStartupDeadline, line: Int = 0
+    ) {
       self.path = path
       self.workers = workers
+      self.deadline = deadline
+      self.startupDeadline = startupDeadline
       self.line = line
     }
   }
@@ -44,10 +64,11 @@ public struct Placement: Sendable, Equatable {
 
   /// Reads and parses the placement file at `path`.
   public init(contentsOf path: String) throws(DistributionError) {
-    guard let data = FileManager.default.contents(atPath: path),
-      let text = String(data: data, encoding: .utf8)
-    else {
-      throw .placement(file: path, line: 0, reason: "cannot read the placement file")
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw .placement(file: path, line: 0, reason: "cannot read the placement file (missing, a directory, or not readable)")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw .placement(file: path, line: 0, reason: "the placement file is not UTF-8 text")
     }
     try self.init(parsing: text, file: path)
   }
@@ -59,33 +80,73 @@ public struct Placement: Sendable, Equatable {
   /// ```
   public init(parsing text: String, file: String) throws(DistributionError) {
     var entries: [Entry] = []
-    for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    // Lines end in "\n", "\r\n" or "\r": Swift reads "\r\n" as one character, not a "\n".
+    for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
       let line = index + 1
       let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
       let words = content.split(whereSeparator: \.isWhitespace).map(String.init)
       guard let path = words.first else { continue }
-      var workers = 1
-      switch words.count {
-      case 1:
-        break
-      case 3 where words[1] == "pool":
-        guard let size = Int(words[2]), (1...64).contains(size) else {
+      let entry = try Self.entry(path: path, settings: words.dropFirst(), line: line, file: file)
+      if let first = entries.first(where: { $0.path == path }) {
+        throw .placement(
+          file: file, line: line, reason: "\(quoted(path)) is placed twice (first on line \(first.line))")
+      }
+      entries.append(entry)
+    }
+    self.init(file: file, entries: entries)
+  }
+
+  private static func entry(
+    path: String, settings: ArraySlice<String>, line: Int, file: String
+  ) throws(DistributionError) -> Entry {
+    var workers = 1
+    var deadline = Entry.defaultDeadline
+    var startup = Entry.defaultStartupDeadline
+    var seen: Set<String> = []
+    var words = settings
+    while let key = words.popFirst() {
+      guard ["pool", "deadline", "startup"].contains(key) else {
+        throw .placement(
+          file: file, line: line,
+          reason: "unknown setting \(quoted(key)) after \(quoted(path)); expected \"pool N\", \"deadline D\" or \"startup D\"")
+      }
+      guard let value = words.popFirst() else {
+        throw .placement(file: file, line: line, reason: "\(quoted(key)) needs a value")
+      }
+      guard seen.insert(key).inserted else {
+        throw .placement(file: file, line: line, reason: "\(quoted(key)) is set twice for \(quoted(path))")
+      }
+      switch key {
+      case "pool":
+        guard let size = Int(value), (1...64).contains(size) else {
           throw .placement(
-            file: file, line: line, reason: "a pool size must be a number from 1 to 64, not \"\(words[2])\"")
+            file: file, line: line, reason: "a pool size must be a number from 1 to 64, not \(quoted(value))")
         }
         workers = size
       default:
-        throw .placement(
-          file: file, line: line,
-          reason: "expected \"<boundary>\" or \"<boundary> pool <size>\", found \"\(content.trimmingCharacters(in: .whitespaces))\"")
+        guard let duration = Self.duration(value) else {
+          throw .placement(
+            file: file, line: line,
+            reason: "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))")
+        }
+        if key == "deadline" { deadline = duration } else { startup = duration }
       }
-      if let first = entries.first(where: { $0.path == path }) {
-        throw .placement(
-          file: file, line: line, reason: "\"\(path)\" is placed twice (first on line \(first.line))")
-      }
-      entries.append(Entry(path: path, workers: workers, line: line))
     }
-    self.init(file: file, entries: entries)
+    return Entry(path: path, workers: workers, deadline: deadline, startupDeadline: startup, line: line)
+  }
+
+  /// "250ms" or "2s" (or "1.5s"), from 1 ms to 10 minutes.
+  private static func duration(_ text: String) -> Duration? {
+    let milliseconds: Double?
+    if text.hasSuffix("ms") {
+      milliseconds = Double(text.dropLast(2))
+    } else if text.hasSuffix("s") {
+      milliseconds = Double(text.dropLast()).map { $0 * 1_000 }
+    } else {
+      milliseconds = nil
+    }
+    guard let milliseconds, milliseconds.isFinite, (1...600_000).contains(milliseconds) else { return nil }
+    return .milliseconds(Int(milliseconds))
   }
 
   /// Checks every entry against the app's boundaries.
@@ -95,18 +156,37 @@ public struct Placement: Sendable, Equatable {
       guard let boundary = boundaries.first(where: { $0.path == entry.path }) else {
         throw .placement(
           file: file, line: entry.line,
-          reason: "this app has no boundary \"\(entry.path)\"; its boundaries are: \(known.joined(separator: ", "))")
+          reason: "this app has no boundary \(quoted(entry.path)); its boundaries are: \(known.joined(separator: ", "))")
       }
       if entry.workers > 1, boundary.kind != .forEach {
         throw .placement(
           file: file, line: entry.line,
-          reason: "\"\(entry.path)\" is a \(boundary.kind.rawValue) boundary; only forEach boundaries take a pool")
+          reason: "\(quoted(entry.path)) is a \(boundary.kind.rawValue) boundary; only forEach boundaries take a pool")
       }
       if let outer = entries.first(where: { entry.path.hasPrefix($0.path + ".") }) {
         throw .placement(
           file: file, line: entry.line,
-          reason: "\"\(entry.path)\" is inside \"\(outer.path)\" (line \(outer.line)), which already runs in a worker with everything inside it")
+          reason: "\(quoted(entry.path)) is inside \(quoted(outer.path)) (line \(outer.line)), which already runs in a worker with everything inside it")
       }
     }
   }
+}
+
+/// `text` in double quotes, with control characters, quotes and backslashes escaped, so that an
+/// error message shows what a file holds (a NUL, a stray carriage return) without printing it.
+func quoted(_ text: some StringProtocol) -> String {
+  var result = "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": result += "\\\""
+    case "\\": result += "\\\\"
+    case "\t": result += "\\t"
+    case "\r": result += "\\r"
+    case "\n": result += "\\n"
+    case _ where scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format:
+      result += "\\u{\(String(scalar.value, radix: 16))}"
+    default: result.unicodeScalars.append(scalar)
+    }
+  }
+  return result + "\""
 }

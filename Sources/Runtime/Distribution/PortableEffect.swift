@@ -54,7 +54,7 @@ extension Effect {
   func portable(
     encode: (Action) throws -> [UInt8],
     keep: (@escaping @Sendable (Send<Action>) async -> Void) -> UInt64
-  ) rethrows -> PortableEffect {
+  ) throws -> PortableEffect {
     switch operation {
     case .none: return .none
     case let .send(action): return .send(try encode(action))
@@ -72,11 +72,13 @@ extension Effect {
   }
 
   /// The effect a portable shape stands for in the host: `decode` reads sent actions, `proxy`
-  /// stands in for the worker's run bodies.
+  /// stands in for the worker's run bodies. Plain `throws`, not `rethrows`: the nested builder
+  /// throws on its own account, and a `rethrows` that lets it escape when `decode` cannot
+  /// throw is undefined behaviour (it crashed the host on a worker's undecodable action).
   init(
     _ portable: PortableEffect, decode: ([UInt8]) throws -> Action,
     proxy: (UInt64) -> Effect<Action>
-  ) rethrows {
+  ) throws {
     let prefix = NavigationPath.current
     func rebuild(_ portable: PortableEffect) throws -> Effect<Action> {
       switch portable {

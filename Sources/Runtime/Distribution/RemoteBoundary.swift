@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Transport
 
@@ -6,6 +7,9 @@ import Transport
 /// action when the host changed the state; applies the worker's patch; restarts dead workers
 /// from the host's copy and re-runs the action that was in flight; lets a worker go when the
 /// child it served leaves the host's state.
+///
+/// Its lock guards bookkeeping only: no request, start or wait for a worker happens under it,
+/// so a worker that stalls holds only the action waiting for it, never `stop()`.
 final class RemoteBoundary: Sendable {
   let path: String
   /// Whether a worker is retired, and a fresh one started, when its child state is removed:
@@ -42,16 +46,25 @@ final class RemoteBoundary: Sendable {
     var synced: [[[UInt8]: Synced]]
     var offers: [[[UInt8]: Offer]]
     var taken: Set<Taken> = []
-    /// Retired workers that may still be exiting.
-    var retired: [WorkerLink] = []
     var restarts: [ContinuousClock.Instant] = []
+    /// Failures since a worker last answered: each waits twice as long before the restart.
+    var consecutiveFailures = 0
     var failure: String?
+    var isStopped = false
     var statistics = BoundaryStatistics()
 
     /// The worker that serves `slot`: the same one for an element id in every run.
     func index(of slot: [UInt8]) -> Int {
       slot.isEmpty ? 0 : Int(RemoteBoundary.hash(slot) % UInt64(members.count))
     }
+
+    var isOpen: Bool { failure == nil && !isStopped }
+  }
+
+  /// What the host does for one action, decided under the lock.
+  private enum Step {
+    case take(Wire.Outcome)
+    case ask(Wire.Request, hostPatch: StatePatch?)
   }
 
   init(
@@ -78,35 +91,25 @@ final class RemoteBoundary: Sendable {
 
   /// Starts every worker of the pool that is not running.
   func start() throws {
-    try pool.withLock { pool in
-      for index in pool.members.indices {
-        _ = try running(&pool, index)
-      }
+    for index in 0..<pool.withLock({ $0.members.count }) {
+      _ = try acquire(index)
     }
   }
 
-  /// Stops every worker, including retired ones still exiting and successors still starting.
+  /// Ends every worker's connections and takes no more actions. The composition's roster sees
+  /// the processes out, within a bound.
   func stop() {
-    let (members, retired) = pool.withLock { pool in
-      defer {
-        pool.members = pool.members.map { _ in .empty }
-        pool.retired = []
-      }
-      return (pool.members, pool.retired)
+    let links = pool.withLock { pool in
+      pool.isStopped = true
+      defer { pool.members = pool.members.map { _ in .empty } }
+      return pool.members.compactMap(\.link)
     }
-    for member in members {
-      switch member {
-      case .empty: break
-      case let .starting(start): (try? start.wait())?.stop()
-      case let .running(link): link.stop()
-      }
-    }
-    for link in retired { link.stop() }
+    for link in links { link.close() }
   }
 
   /// Kills the worker at `index` with SIGKILL, as a crash would: for fault injection.
   func kill(worker index: Int) {
-    pool.withLock { $0.members[index].link?.process.kill() }
+    pool.withLock { $0.members[index].link }?.process.kill()
   }
 
   /// The child state of `element`, or the boundary's only child when `element` is nil, left
@@ -114,18 +117,20 @@ final class RemoteBoundary: Sendable {
   /// The child's effects are cancelled by the host in the same pass.
   func remove(element: (any Sendable)?) {
     guard let slot = try? element.map(Self.encodeElement) ?? [] else { return }
-    pool.withLock { pool in
+    let forgetting = pool.withLock { pool -> WorkerLink? in
       let index = pool.index(of: slot)
-      guard pool.synced[index].removeValue(forKey: slot) != nil else { return }
+      guard pool.synced[index].removeValue(forKey: slot) != nil else { return nil }
       if retiresWorkers {
         retire(&pool, index)
         pool.statistics.workersRetired += 1
-      } else {
-        pool.statistics.slotsDropped += 1
-        // A worker that is gone has nothing left to forget; its successor starts empty.
-        _ = try? pool.members[index].link?.request(.drop(slot: slot))
+        return nil
       }
+      pool.statistics.slotsDropped += 1
+      return pool.members[index].link
     }
+    // A worker that is gone or fails this has nothing left to forget: the next action finds
+    // it gone and starts a successor, empty.
+    _ = try? forgetting?.request(.drop(slot: slot))
   }
 
   /// Runs `action` on `state` in the worker that serves it, and returns the child's effects
@@ -147,56 +152,91 @@ final class RemoteBoundary: Sendable {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return .none
     }
-    return pool.withLock { pool in
-      exchange(&pool, slot: slot, action: actionBytes, state: &state, states: states, actions: actions)
+    return exchange(slot: slot, action: actionBytes, state: &state, states: states, actions: actions)
+  }
+
+  /// Runs one action in its worker until a worker answers it, restarting workers that fail on
+  /// the way. The state changes only once a whole answer (patch and effects) has decoded, so
+  /// an action is applied once or not at all.
+  private func exchange<State, Action: Sendable>(
+    slot: [UInt8], action: [UInt8], state: inout State, states: ValueCoding<State>,
+    actions: ValueCoding<Action>
+  ) -> Effect<Action> {
+    let index = pool.withLock { $0.index(of: slot) }
+    var link: WorkerLink?
+    while true {
+      do {
+        guard let current = try acquire(index) else { return .none }
+        link = current
+        var staleAnswers = 0
+        while true {
+          let reply = try answer(to: action, slot: slot, index: index, link: current, state: state, states: states)
+          switch reply {
+          case let .ran(outcome):
+            let changed = try outcome.patch.map { try states.apply($0, state) } ?? state
+            let outcomes = outcomes(link: current, index: index, slot: slot)
+            let effect = try Effect(outcome.effect, decode: actions.decode) { run in
+              current.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
+            }
+            state = changed
+            pool.withLock { pool in
+              pool.consecutiveFailures = 0
+              guard pool.members[index].link === current else { return }
+              pool.synced[index][slot] = Synced(version: outcome.version, state: changed)
+            }
+            return effect
+          case .stale:
+            // Once more with the whole state; a worker stale even then breaks the protocol.
+            staleAnswers += 1
+            guard staleAnswers == 1 else {
+              throw DistributionError.protocolViolation("worker \(current.pid) answered \"stale\" to a whole state")
+            }
+            pool.withLock { pool in
+              if pool.members[index].link === current { pool.synced[index][slot] = nil }
+            }
+          case let .failed(reason):
+            report(.actionFailed(boundary: path, reason: reason))
+            return .none
+          case .dropped:
+            throw DistributionError.protocolViolation("worker \(current.pid) answered a run with \"dropped\"")
+          }
+        }
+      } catch {
+        guard restart(index, abandoning: link, after: error) else { return .none }
+        link = nil
+      }
     }
   }
 
-  private func exchange<State, Action: Sendable>(
-    _ pool: inout Pool, slot: [UInt8], action: [UInt8], state: inout State,
-    states: ValueCoding<State>, actions: ValueCoding<Action>
-  ) -> Effect<Action> {
-    let index = pool.index(of: slot)
-    while pool.failure == nil {
-      do {
-        let link = try running(&pool, index)
-        let synced = pool.synced[index][slot]
-        let patch = try states.patch(synced?.state as? State, state)
-        let reply: Wire.Reply
-        if let offer = pool.offers[index].removeValue(forKey: slot), offer.link === link,
-          offer.action == action, patch == nil, let synced, offer.outcome.baseVersion == synced.version
-        {
-          pool.taken.insert(Taken(link: ObjectIdentifier(link), sequence: offer.sequence))
-          pool.statistics.recordPrecomputed(workerPatch: offer.outcome.patch)
-          reply = .ran(offer.outcome)
-        } else {
-          let request = Wire.Request.run(
-            slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
-          let (answer, sent, received) = try link.request(request)
-          pool.statistics.record(sent: sent, received: received, hostPatch: patch, workerPatch: answer.patch)
-          reply = answer
-        }
-        switch reply {
-        case let .ran(outcome):
-          if let patch = outcome.patch { state = try states.apply(patch, state) }
-          pool.synced[index][slot] = Synced(version: outcome.version, state: state)
-          let outcomes = outcomes(link: link, index: index, slot: slot)
-          return try Effect(outcome.effect, decode: actions.decode) { run in
-            link.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
-          }
-        case .stale:
-          pool.synced[index][slot] = nil
-        case let .failed(reason):
-          report(.actionFailed(boundary: path, reason: reason))
-          return .none
-        case .dropped:
-          throw DistributionError.protocolViolation("a worker answered a run with \"dropped\"")
-        }
-      } catch {
-        restart(&pool, index, after: "\(error)")
+  /// The worker's answer to `action`: an outcome it offered ahead, if the host's copy of the
+  /// slot is still the one the worker computed on, or else a request and its reply.
+  private func answer<State>(
+    to action: [UInt8], slot: [UInt8], index: Int, link: WorkerLink, state: State, states: ValueCoding<State>
+  ) throws -> Wire.Reply {
+    let step = try pool.withLock { pool -> Step in
+      let synced = pool.synced[index][slot]
+      let patch = try states.patch(synced?.state as? State, state)
+      if let offer = pool.offers[index].removeValue(forKey: slot), offer.link === link,
+        offer.action == action, patch == nil, let synced, offer.outcome.baseVersion == synced.version
+      {
+        pool.taken.insert(Taken(link: ObjectIdentifier(link), sequence: offer.sequence))
+        pool.statistics.recordPrecomputed(workerPatch: offer.outcome.patch)
+        return .take(offer.outcome)
       }
+      let request = Wire.Request.run(
+        slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
+      return .ask(request, hostPatch: patch)
     }
-    return .none
+    switch step {
+    case let .take(outcome):
+      return .ran(outcome)
+    case let .ask(request, hostPatch):
+      let (reply, sent, received) = try link.request(request)
+      pool.withLock {
+        $0.statistics.record(sent: sent, received: received, hostPatch: hostPatch, workerPatch: reply.patch)
+      }
+      return reply
+    }
   }
 
   /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead.
@@ -218,20 +258,44 @@ final class RemoteBoundary: Sendable {
       })
   }
 
-  private func running(_ pool: inout Pool, _ index: Int) throws -> WorkerLink {
-    switch pool.members[index] {
-    case let .running(link):
+  /// The running worker at `index`, started now or waited for if it is not running yet; nil
+  /// once the boundary has failed or stopped. Waits and starts happen outside the lock.
+  private func acquire(_ index: Int) throws -> WorkerLink? {
+    let member = pool.withLock { pool in pool.isOpen ? pool.members[index] : nil }
+    switch member {
+    case nil:
+      return nil
+    case let .running(link)?:
       return link
-    case let .starting(start):
-      pool.members[index] = .empty
-      let link = try start.wait()
-      pool.members[index] = .running(link)
-      return link
-    case .empty:
-      let link = try launch(index)
-      pool.members[index] = .running(link)
-      return link
+    case let .starting(start)?:
+      do {
+        return install(try start.wait(), at: index, replacing: start)
+      } catch {
+        pool.withLock { pool in
+          if case let .starting(pending) = pool.members[index], pending === start { pool.members[index] = .empty }
+        }
+        throw error
+      }
+    case .empty?:
+      return install(try launch(index), at: index, replacing: nil)
     }
+  }
+
+  /// Makes `link` the worker at `index` if that place still waits for it; a boundary that
+  /// stopped meanwhile lets it go.
+  private func install(_ link: WorkerLink, at index: Int, replacing start: WorkerStart?) -> WorkerLink? {
+    let installed = pool.withLock { pool -> WorkerLink? in
+      guard pool.isOpen else { return nil }
+      switch pool.members[index] {
+      case let .running(other): return other
+      case let .starting(pending) where pending !== start: return nil
+      case .starting, .empty:
+        pool.members[index] = .running(link)
+        return link
+      }
+    }
+    if installed !== link { link.close() }
+    return installed
   }
 
   /// Lets the worker at `index` go without waiting for it to exit, and starts its successor
@@ -241,8 +305,6 @@ final class RemoteBoundary: Sendable {
     report(.workerRetired(boundary: path, pid: link.pid))
     link.retire()
     forget(&pool, index, link)
-    pool.retired.removeAll { $0.hasExited }
-    pool.retired.append(link)
     pool.members[index] = .starting(WorkerStart { [launch] in try launch(index) })
   }
 
@@ -254,27 +316,54 @@ final class RemoteBoundary: Sendable {
     if let link { pool.taken = pool.taken.filter { $0.link != ObjectIdentifier(link) } }
   }
 
-  /// Drops the worker at `index` after it died or misbehaved, forgetting what it had; marks
-  /// the boundary failed when it has been restarted too often.
-  private func restart(_ pool: inout Pool, _ index: Int, after reason: String) {
-    let link = pool.members[index].link
-    link?.stop()
-    pool.members[index] = .empty
-    forget(&pool, index, link)
-    pool.statistics.failures += 1
-    guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
-      let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
-      pool.failure = failure
-      report(.boundaryFailed(boundary: path, reason: failure))
-      return
+  /// Gives up the worker at `index` after it died, stalled or misbehaved (or could not be
+  /// started), and starts another from the host's copy, backing off after repeated failures.
+  /// False when the boundary has failed under its restart policy, or stopped.
+  private func restart(_ index: Int, abandoning link: WorkerLink?, after error: any Error) -> Bool {
+    var reason = "\(error)"
+    if let stall = error as? WorkerStalled {
+      report(.workerStalled(boundary: path, pid: stall.pid, deadline: stall.deadline))
+      reason = "it stalled (no answer within \(stall.deadline))"
     }
-    do {
-      let link = try launch(index)
-      pool.members[index] = .running(link)
-      report(.workerRestarted(boundary: path, pid: link.pid, reason: reason))
-    } catch {
-      report(.actionFailed(boundary: path, reason: "restart failed: \(error)"))
+    link?.abandon(because: reason)
+    while true {
+      let verdict = pool.withLock { pool -> (failed: String?, backoff: Duration)? in
+        guard !pool.isStopped else { return nil }
+        if link == nil || pool.members[index].link === link {
+          pool.members[index] = .empty
+          forget(&pool, index, link)
+        }
+        pool.statistics.failures += 1
+        if error is WorkerStalled { pool.statistics.stalls += 1 }
+        guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
+          let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
+          pool.failure = failure
+          return (failure, .zero)
+        }
+        pool.consecutiveFailures += 1
+        return (nil, Self.backoff(after: pool.consecutiveFailures))
+      }
+      guard let verdict else { return false }
+      if let failure = verdict.failed {
+        report(.boundaryFailed(boundary: path, reason: failure))
+        return false
+      }
+      if verdict.backoff > .zero { Thread.sleep(forTimeInterval: Double(verdict.backoff.wholeMilliseconds) / 1_000) }
+      do {
+        guard let fresh = try acquire(index) else { return false }
+        report(.workerRestarted(boundary: path, pid: fresh.pid, reason: reason))
+        return true
+      } catch {
+        reason = "a restart failed: \(error)"
+      }
     }
+  }
+
+  /// No wait before the first restart in a row; then 25 ms, doubling up to a second, so that
+  /// a worker that fails at once is not started in a tight loop.
+  static func backoff(after failures: Int) -> Duration {
+    guard failures > 1 else { return .zero }
+    return min(.milliseconds(25 << min(failures - 2, 6)), .seconds(1))
   }
 
   private static func encodeElement(_ element: any Sendable) throws -> [UInt8] {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Synchronization
 import Transport
 
@@ -20,60 +23,119 @@ public struct WorkerCommand: Sendable {
   }
 }
 
+/// What a host needs to start a worker for one boundary.
+struct WorkerLaunchPlan: Sendable {
+  let boundary: String
+  let expected: Wire.Greeting
+  let command: WorkerCommand
+  let directory: SocketDirectory
+  let roster: WorkerRoster
+  let deadline: Duration
+  let startupDeadline: Duration
+  let output: @Sendable (WorkerProcess.OutputLine) -> Void
+  let report: @Sendable (BoundaryEvent) -> Void
+}
+
+/// A worker did not answer a request within its deadline.
+struct WorkerStalled: Error, CustomStringConvertible {
+  let pid: Int32
+  let deadline: Duration
+
+  var description: String { "worker \(pid) did not answer within \(deadline)" }
+}
+
 /// One running worker as the host holds it: its process, the control connection for
 /// synchronous requests, and the effects connection.
+///
+/// A link that failed once — a request that timed out, bytes that did not decode, a
+/// connection that broke — is never used again: its worker is killed, so that a late reply
+/// can never be taken for the answer to another request.
 final class WorkerLink: Sendable {
   let process: WorkerProcess
   let effects: HostEffects
   private let control: Locked<FramedConnection>
+  /// The control socket, for shutting it down while a request holds `control`. Safe from any
+  /// thread: the descriptor is closed only when the connection is released, which this link
+  /// prevents for its whole life, so the number cannot name another file meanwhile.
+  private let controlDescriptor: Int32
+  private let boundary: String
+  private let deadline: Duration
+  /// Why the link was given up, once it was.
+  private let fault = Locked<String?>(nil)
 
   var pid: Int32 { process.pid }
 
-  /// Starts a worker for `boundary` and waits until it has proved itself on both connections
-  /// and greeted the host as a worker for `expected`.
-  init(
-    boundary: String, expected: Wire.Greeting, name: String, command: WorkerCommand,
-    directory: SocketDirectory,
-    output: @escaping @Sendable (WorkerProcess.OutputLine) -> Void,
-    onClose: @escaping @Sendable (_ pid: Int32) -> Void,
-    onLost: @escaping @Sendable (_ effects: Int) -> Void
-  ) throws {
+  /// Starts a worker for `plan`, named `name`, and waits until it has proved itself on both
+  /// connections and greeted the host as a worker for the expected boundary and types.
+  init(_ plan: WorkerLaunchPlan, name: String) throws {
+    boundary = plan.boundary
+    deadline = plan.deadline
     let secret = LaunchSecret.random()
-    let listener = try UnixListener(path: directory.path(for: name))
+    // A directory removed under a running host (a /tmp cleaner, a user) is made again.
+    try plan.directory.ensureExists()
+    let listener = try UnixListener(path: plan.directory.path(for: name))
     defer { listener.close() }
     let process = try WorkerProcess(
-      name: name, executable: command.executable, arguments: command.arguments(boundary),
-      socketPath: listener.path, secret: secret, output: output)
+      name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
+      socketPath: listener.path, secret: secret, output: plan.output)
+    guard plan.roster.admit(process) else {
+      throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: "the composition is shutting down")
+    }
+    let control: FramedConnection
+    let effects: FramedConnection
     do {
-      let control = try Self.accept(on: listener, secret: secret, pid: process.pid)
-      let effects = try Self.accept(on: listener, secret: secret, pid: process.pid)
-      try Self.check(greetingOn: control, from: name, expected: expected, command: command)
-      self.process = process
-      self.control = Locked(control)
-      let pid = process.pid
-      self.effects = HostEffects(effects, onClose: { onClose(pid) }, onLost: onLost)
+      let acceptor = WorkerAcceptor(listener: listener, worker: process, secret: secret, within: plan.startupDeadline)
+      let refused: (TransportError) -> Void = { error in
+        plan.report(.connectionRefused(boundary: plan.boundary, reason: "\(error)"))
+      }
+      control = try acceptor.accept(onRefused: refused)
+      effects = try acceptor.accept(onRefused: refused)
+      try Self.check(greetingOn: control, from: process, plan: plan, before: acceptor.deadline)
+      // Every request has a deadline; so has every write, to a worker that stopped reading.
+      try control.setReceiveTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      try control.socket.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      try effects.socket.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
     } catch {
       process.kill()
-      throw error
+      throw Self.unavailable(plan, process, error)
     }
+    self.process = process
+    self.control = Locked(control)
+    controlDescriptor = control.socket.descriptor
+    let pid = process.pid
+    let fault = fault
+    self.effects = HostEffects(
+      effects,
+      onClose: { plan.report(.workerExited(boundary: plan.boundary, pid: pid)) },
+      onFault: { reason in
+        fault.withLock { $0 = $0 ?? reason }
+        process.kill()
+      },
+      onLost: { plan.report(.effectsLost(boundary: plan.boundary, count: $0)) })
   }
 
-  private static func accept(
-    on listener: UnixListener, secret: LaunchSecret, pid: Int32
-  ) throws -> FramedConnection {
-    let connection = FramedConnection(try listener.accept(timeout: 10_000))
-    _ = try Handshake.verify(connection, secret: secret, expectedPID: pid)
-    return connection
+  private static func unavailable(_ plan: WorkerLaunchPlan, _ process: WorkerProcess, _ error: any Error) -> any Error {
+    if error is DistributionError { return error }
+    let reason =
+      switch error as? TransportError {
+      case .timedOut?: "worker \(process.name) (pid \(process.pid)) did not connect within \(plan.startupDeadline)"
+      default: "worker \(process.name) (pid \(process.pid)) could not be reached: \(error)"
+      }
+    return DistributionError.workerUnavailable(boundary: plan.boundary, reason: reason)
   }
 
-  /// Refuses a worker that does not say it serves `expected`: one built from other code.
+  /// Refuses a worker that does not say it serves the expected boundary: one built from other
+  /// code.
   private static func check(
-    greetingOn control: FramedConnection, from name: String, expected: Wire.Greeting, command: WorkerCommand
+    greetingOn control: FramedConnection, from process: WorkerProcess, plan: WorkerLaunchPlan,
+    before deadline: ContinuousClock.Instant
   ) throws {
-    let rebuild = "rebuild \(command.executable.lastPathComponent) with the host (\"./compose.sh run\" builds both)"
+    let expected = plan.expected
+    let name = process.name
+    let rebuild = "rebuild \(plan.command.executable.lastPathComponent) with the host (\"./compose.sh run\" builds both)"
     let frame: Frame?
     do {
-      frame = try control.receive(within: 10_000)
+      frame = try control.receive(within: max(1, ContinuousClock.now.duration(to: deadline).wholeMilliseconds))
     } catch {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
@@ -96,40 +158,59 @@ final class WorkerLink: Sendable {
     }
   }
 
-  /// Sends `request` and waits for the reply on the calling thread: no thread hop on the path
-  /// of an action. Returns the reply and the payload bytes sent and received.
+  /// Sends `request` and waits for the reply on the calling thread, at most for the
+  /// boundary's deadline: no thread hop on the path of an action. Returns the reply and the
+  /// payload bytes sent and received. Any failure gives the link up.
   func request(_ request: Wire.Request) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
+    if let reason = fault.withLock({ $0 }) { throw unavailable(reason) }
     let frame = Wire.frame(request)
-    return try control.withLock { control in
-      try control.send(frame)
-      guard let reply = try control.receive() else {
-        throw DistributionError.workerUnavailable(
-          boundary: process.name, reason: "the worker closed its connection")
+    do {
+      return try control.withLock { control in
+        try control.send(frame)
+        guard let reply = try control.receive() else { throw unavailable("the worker closed its connection") }
+        return (try Wire.decode(Wire.Reply.self, from: reply), frame.payload.count, reply.payload.count)
       }
-      return (
-        try Wire.decode(Wire.Reply.self, from: reply),
-        frame.payload.count, reply.payload.count
-      )
+    } catch TransportError.timedOut {
+      abandon(because: "it stalled")
+      throw WorkerStalled(pid: pid, deadline: deadline)
+    } catch {
+      abandon(because: "\(error)")
+      throw fault.withLock { $0 }.map(unavailable) ?? error
     }
   }
 
+  private func unavailable(_ reason: String) -> DistributionError {
+    .workerUnavailable(boundary: boundary, reason: "worker \(pid): \(reason)")
+  }
+
+  /// Gives the worker up after it crashed, stalled or misbehaved: kills it at once. Its
+  /// connections end with it, and its running effects are reported lost.
+  func abandon(because reason: String) {
+    fault.withLock { $0 = $0 ?? reason }
+    process.kill()
+    shutDownControl()
+    effects.close()
+  }
+
   /// Lets the worker go without waiting for it: its effects end without being reported lost,
-  /// and it exits on its own when its input closes. A later `stop()` makes sure it did.
+  /// and it exits on its own when its input closes.
   func retire() {
+    fault.withLock { $0 = $0 ?? "it was retired" }
     effects.retire()
-    control.withLock { $0.socket.shutdown() }
+    shutDownControl()
     process.closeInput()
   }
 
-  /// Whether the worker's process has exited.
-  var hasExited: Bool { ProcessWatch.waitForExit(of: process.pid, milliseconds: 0) }
-
-  /// Stops the worker: closes its connections and stdin, waits briefly for it to exit, and
-  /// kills it if it does not.
-  func stop() {
-    control.withLock { $0.socket.shutdown() }
+  /// Ends the connections at shutdown: effects still running are reported lost; the
+  /// composition's roster sees the process out.
+  func close() {
+    fault.withLock { $0 = $0 ?? "the composition shut down" }
+    shutDownControl()
     effects.close()
     process.closeInput()
-    if !ProcessWatch.waitForExit(of: process.pid, milliseconds: 2_000) { process.kill() }
+  }
+
+  private func shutDownControl() {
+    _ = Glibc.shutdown(controlDescriptor, Int32(SHUT_RDWR))
   }
 }

@@ -66,6 +66,23 @@ public final class FramedConnection {
     bytes.append(contentsOf: frame.payload)
   }
 
+  /// How long `receive()` waits for a whole frame before it fails with
+  /// `TransportError.timedOut`; nil waits for ever. Set once for a connection whose every
+  /// frame has a deadline: the kernel enforces it on each read (`SO_RCVTIMEO`), so a frame
+  /// that arrives in one read costs no extra system call, and a peer that trickles a frame
+  /// in pieces is cut off once the whole frame is overdue.
+  public private(set) var receiveTimeout: Int32?
+
+  /// Sets `receiveTimeout`.
+  public func setReceiveTimeout(milliseconds: Int32?) throws(TransportError) {
+    let total = Int(milliseconds ?? 0)
+    var limit = timeval(tv_sec: total / 1_000, tv_usec: (total % 1_000) * 1_000)
+    guard
+      setsockopt(socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0
+    else { throw .system("setsockopt(SO_RCVTIMEO)", "socket \(socket.descriptor)") }
+    receiveTimeout = milliseconds
+  }
+
   /// The next frame, or nil when the peer closed the connection between frames.
   public func receive() throws(TransportError) -> Frame? {
     guard try fill(atLeast: Frame.headerSize, allowingEndOfStream: true) else { return nil }
@@ -78,15 +95,12 @@ public final class FramedConnection {
     return Frame(kind: kind, payload: payload)
   }
 
-  /// The next frame, as `receive()`, but failing with `TransportError.timedOut` when none
-  /// starts to arrive within `milliseconds`: for a first message a peer owes.
+  /// The next frame, as `receive()`, but failing with `TransportError.timedOut` unless all of
+  /// it arrives within `milliseconds`: for a first message a peer owes.
   public func receive(within milliseconds: Int32) throws(TransportError) -> Frame? {
-    if !hasBufferedFrame {
-      var request = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
-      if poll(&request, 1, milliseconds) == 0 {
-        throw .timedOut(path: "socket \(socket.descriptor)", milliseconds: milliseconds)
-      }
-    }
+    let previous = receiveTimeout
+    try setReceiveTimeout(milliseconds: milliseconds)
+    defer { try? setReceiveTimeout(milliseconds: previous) }
     return try receive()
   }
 
@@ -113,12 +127,24 @@ public final class FramedConnection {
       start = 0
     }
     if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+    // Read only when a frame comes in pieces: then the whole frame must beat the timeout.
+    var firstRead: ContinuousClock.Instant?
     while end < count {
-      let read = try buffer.withUnsafeMutableBytes { bytes in
-        Result { () throws(TransportError) in
-          try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[end...]))
-        }
-      }.get()
+      if let timeout = receiveTimeout {
+        let now = ContinuousClock.now
+        if let firstRead, firstRead.duration(to: now) > .milliseconds(timeout) { throw timedOut() }
+        firstRead = firstRead ?? now
+      }
+      let read: Int
+      do {
+        read = try buffer.withUnsafeMutableBytes { bytes in
+          Result { () throws(TransportError) in
+            try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[end...]))
+          }
+        }.get()
+      } catch .timedOut {
+        throw timedOut()
+      }
       if read == 0 {
         if allowingEndOfStream && end == 0 { return false }
         throw .truncatedFrame(received: end, expected: count)
@@ -126,5 +152,9 @@ public final class FramedConnection {
       end += read
     }
     return true
+  }
+
+  private func timedOut() -> TransportError {
+    .timedOut(path: "socket \(socket.descriptor)", milliseconds: receiveTimeout ?? 0)
   }
 }

@@ -96,11 +96,15 @@ public final class WorkerProcess: Sendable {
     }
   }
 
+  /// Whether the worker has not been reaped yet. Until it is, its pid cannot name another
+  /// process, so a signal sent while this is true reaches the worker or nothing.
+  public var isRunning: Bool { process.isRunning }
+
   /// Asks the worker to stop (SIGTERM).
-  public func terminate() { _ = Foundation.kill(pid, SIGTERM) }
+  public func terminate() { if isRunning { _ = Foundation.kill(pid, SIGTERM) } }
 
   /// Stops the worker at once (SIGKILL).
-  public func kill() { _ = Foundation.kill(pid, SIGKILL) }
+  public func kill() { if isRunning { _ = Foundation.kill(pid, SIGKILL) } }
 
   /// Closes the worker's standard input, which tells it the host is gone.
   public func closeInput() { try? input.close() }

@@ -25,6 +25,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   case authenticationFailed(String)
   /// Nothing happened on the socket at `path` within the time allowed.
   case timedOut(path: String, milliseconds: Int32)
+  /// A launched process exited before it connected.
+  case processExited(name: String, pid: Int32)
   /// A system call failed.
   case system(call: String, errno: Int32, context: String)
 
@@ -50,6 +52,8 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
       "Peer authentication failed: \(reason)"
     case let .timedOut(path, milliseconds):
       "Nothing came on \"\(path)\" within \(milliseconds) ms: no peer connected, or it sent nothing."
+    case let .processExited(name, pid):
+      "The process \(name) (pid \(pid)) exited before it connected; its own output says why."
     case let .system(call, errno, context):
       "\(call) failed for \(context): \(String(cString: strerror(errno))) (errno \(errno))"
     }

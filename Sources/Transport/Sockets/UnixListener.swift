@@ -11,7 +11,8 @@
 /// ```
 public final class UnixListener {
   public let path: String
-  private var descriptor: Int32
+  /// The listening descriptor; -1 once closed.
+  public private(set) var descriptor: Int32
 
   public init(path: String, backlog: Int32 = 64) throws(TransportError) {
     var address = try SocketAddress(path: path)
@@ -119,6 +120,17 @@ public struct SocketDirectory: Sendable {
     let path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     guard chmod(path, 0o700) == 0 else { throw .system("chmod", path) }
     return SocketDirectory(path: path)
+  }
+
+  /// Makes the directory again, mode 0700, if it was removed; refuses a path that now holds
+  /// anything else.
+  public func ensureExists() throws(TransportError) {
+    var info = stat()
+    if lstat(path, &info) == 0 {
+      guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else { throw .directoryNotWritable(path) }
+      return
+    }
+    guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .system("mkdir", path) }
   }
 
   /// The path of the socket called `name` in this directory.

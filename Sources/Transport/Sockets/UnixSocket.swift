@@ -43,6 +43,16 @@ public final class UnixSocket {
     return (UnixSocket(descriptor: descriptors[0]), UnixSocket(descriptor: descriptors[1]))
   }
 
+  /// Makes a write that cannot finish within `milliseconds` (the peer stopped reading and the
+  /// buffer is full) fail with `TransportError.timedOut` instead of blocking; nil: never.
+  public func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
+    let total = Int(milliseconds ?? 0)
+    var limit = timeval(tv_sec: total / 1_000, tv_usec: (total % 1_000) * 1_000)
+    guard setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+      throw .system("setsockopt(SO_SNDTIMEO)", "socket \(descriptor)")
+    }
+  }
+
   /// Writes all of `bytes`, looping over partial writes.
   public func write(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
     var offset = 0
@@ -50,19 +60,22 @@ public final class UnixSocket {
       let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
       if written < 0 {
         if errno == EINTR { continue }
+        if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut(path: "socket \(descriptor)", milliseconds: 0) }
         throw .system("send", "socket \(descriptor)")
       }
       offset += written
     }
   }
 
-  /// Reads up to `buffer.count` bytes; returns 0 at end of stream.
+  /// Reads up to `buffer.count` bytes; returns 0 at end of stream. Throws
+  /// `TransportError.timedOut` when a receive timeout (`SO_RCVTIMEO`) expires.
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int {
     while true {
       let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
       if count >= 0 { return count }
       if errno == EINTR { continue }
       if errno == ECONNRESET { return 0 }
+      if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut(path: "socket \(descriptor)", milliseconds: 0) }
       throw .system("recv", "socket \(descriptor)")
     }
   }
