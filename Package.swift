@@ -38,6 +38,8 @@ let package = Package(
     .target(name: "Examples", dependencies: ["Bulkhead"], swiftSettings: crossModuleOptimization),
     .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples", "Transport"]),
     .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples", "Transport"]),
+    // Restarts and retires workers in a process of its own and reports what the host holds.
+    .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "Examples"]),
     .executableTarget(
       name: "bulkhead-benchmark",
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
@@ -50,7 +52,7 @@ let package = Package(
       name: "DistributionTests",
       dependencies: [
         "Bulkhead", "BulkheadTesting", "ExampleScripts", "Examples", "Transport", "child-worker",
-        "parent-host",
+        "parent-host", "bulkhead-soak",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],

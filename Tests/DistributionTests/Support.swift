@@ -39,10 +39,18 @@ final class Events: Sendable {
   }
 
   private let state = Mutex(State())
+  private let react: @Sendable (BoundaryEvent) -> Void
+
+  /// `react` runs on each event as it is reported, on the reporting thread, before waiters
+  /// hear of it: for a test that plays a fault at an exact point.
+  init(react: @escaping @Sendable (BoundaryEvent) -> Void = { _ in }) {
+    self.react = react
+  }
 
   var all: [BoundaryEvent] { state.withLock { $0.events } }
 
   @Sendable func append(_ event: BoundaryEvent) {
+    react(event)
     let ready = state.withLock { state in
       state.events.append(event)
       let ready = state.waiters.filter { $0.value.predicate(event) }

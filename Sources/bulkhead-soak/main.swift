@@ -1,0 +1,124 @@
+import Bulkhead
+import Examples
+import Foundation
+import Synchronization
+
+// Restarts and retires workers many times in a process of its own, and prints what the host
+// holds before and after: file descriptors, threads, resident memory, zombie children and
+// socket files. A test runs it, so that no other test's descriptors or threads blur the count.
+//
+//   bulkhead-soak restarts 1000      kill counter1's worker and send it an action, N times
+//   bulkhead-soak retirements 1000   present and dismiss an ifLet child in a worker, N times
+
+func fail(_ message: String) -> Never {
+  FileHandle.standardError.write(Data("bulkhead-soak: \(message)\n".utf8))
+  exit(64)
+}
+
+/// What the process holds at one moment.
+struct Holdings: CustomStringConvertible {
+  var descriptors = Self.count("/proc/self/fd")
+  var threads = Self.count("/proc/self/task")
+  var residentKilobytes = Self.residentKilobytes()
+  var zombies = Self.zombieChildren()
+
+  var description: String {
+    "fds \(descriptors) threads \(threads) rss-kb \(residentKilobytes) zombies \(zombies)"
+  }
+
+  static func count(_ directory: String) -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: directory).count) ?? -1
+  }
+
+  static func residentKilobytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") ?? -1
+  }
+
+  /// Children of this process that exited and were not reaped.
+  static func zombieChildren() -> Int {
+    let me = "\(getpid())"
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.filter { entry in
+      guard entry.allSatisfy(\.isNumber),
+        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { return false }
+      // After the command's closing parenthesis: state, then the parent's pid.
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      return fields.count > 1 && fields[0] == "Z" && fields[1] == me
+    }.count
+  }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 2, let rounds = Int(arguments[1]), rounds > 0,
+  ["restarts", "retirements"].contains(arguments[0])
+else {
+  fail("usage: bulkhead-soak restarts|retirements COUNT")
+}
+let restarts = arguments[0] == "restarts"
+let worker = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  .deletingLastPathComponent().appendingPathComponent("child-worker")
+let app = restarts ? "two-counters" : "detail"
+let failures = Mutex(0)
+
+func compose<Root: Reducer>(_ root: Root, placing boundary: String) throws -> Composition {
+  try Composition(
+    root: root, placement: Placement(parsing: boundary, file: "(soak)"),
+    command: WorkerCommand(executable: worker) { ["--app", app, "--boundary", $0] },
+    restartPolicy: RestartPolicy(maximumRestarts: .max, within: .seconds(1)),
+    onEvent: { event in
+      if case .boundaryFailed = event { failures.withLock { $0 += 1 } }
+      if case .actionFailed = event { failures.withLock { $0 += 1 } }
+    })
+}
+
+let composition: Composition
+do {
+  composition = try restarts ? compose(TwoCounters(), placing: "counter1") : compose(DetailPresenter(), placing: "detail")
+} catch {
+  fail("\(error)")
+}
+let counters = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+let presenter = Store(initialState: DetailPresenter.State()) { composition.compose(DetailPresenter()) }
+
+/// One round: a crash and the action that finds it, or a presentation and its dismissal.
+@MainActor func round() {
+  if restarts {
+    composition.killWorker(of: "counter1")
+    counters.send(.counter1(.incrementButtonTapped))
+  } else {
+    presenter.send(.showDetailTapped)
+    presenter.send(.detail(.descriptionChanged("soak")))
+    presenter.send(.detail(.closeButtonTapped))
+  }
+}
+
+// Warm up first: lazily made things (metadata caches, thread pools) are not leaks.
+let warmUp = 20
+for _ in 0..<warmUp { round() }
+let before = Holdings()
+for _ in 0..<rounds { round() }
+if !restarts {
+  // Waits for the successor started in the background after the last dismissal.
+  presenter.send(.showDetailTapped)
+  presenter.send(.detail(.descriptionChanged("ready")))
+}
+let after = Holdings()
+let sockets = composition.socketDirectory.map(Holdings.count) ?? 0
+composition.shutdown()
+let stopped = Holdings()
+let applied = restarts ? counters.state.counter1.count : warmUp + rounds
+print(
+  "\(arguments[0]) \(rounds) applied \(applied - warmUp) failures \(failures.withLock { $0 }) sockets \(sockets)"
+    + " | before \(before) | after \(after) | shut down \(stopped)")
+if ProcessInfo.processInfo.environment["BULKHEAD_SOAK_FDS"] != nil {
+  var kinds: [String: Int] = [:]
+  for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+    let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) ?? "?"
+    kinds[String(target.prefix { $0 != "[" && $0 != ":" }), default: 0] += 1
+  }
+  print(kinds)
+}
