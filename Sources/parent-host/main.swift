@@ -76,15 +76,15 @@ do {
   fail("\(error)")
 }
 
-// Ctrl-C and SIGTERM stop the workers and remove the sockets before the host exits.
-signal(SIGINT, SIG_IGN)
-signal(SIGTERM, SIG_IGN)
-let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
+// Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the workers and remove the sockets
+// before the host exits, with the shell's status for death by that signal.
+let signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map { number, name in
+  signal(number, SIG_IGN)
   let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
   source.setEventHandler {
     say("host: \(name), stopping the workers")
     composition.shutdown()
-    exit(130)
+    exit(128 + number)
   }
   source.resume()
   return source

@@ -2,11 +2,13 @@ import Foundation
 import Testing
 import Transport
 
-/// `parent-host` as a user runs it: Ctrl-C stops every worker and removes the sockets.
+/// `parent-host` as a user runs it: Ctrl-C, SIGTERM or a closed terminal stops every worker
+/// and removes the sockets.
 @Suite struct HostProcessTests {
-  @Test func anInterruptedHostLeavesNoWorkerAndNoSocket() async throws {
+  @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+  func aSignalledHostLeavesNoWorkerAndNoSocket(signal: Int32) async throws {
     let placement = FileManager.default.temporaryDirectory
-      .appendingPathComponent("bulkhead-test-\(getpid()).placement")
+      .appendingPathComponent("bulkhead-test-\(getpid())-\(signal).placement")
     try "timers pool 2\n".write(to: placement, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(at: placement) }
     let (lines, continuation) = AsyncStream<String>.makeStream()
@@ -31,8 +33,8 @@ import Transport
       if line.hasPrefix("holding") { break }
     }
     #expect(pids.count == 2)
-    kill(host.pid, SIGINT)
-    #expect(await host.waitForExit() == .exited(status: 130))
+    kill(host.pid, signal)
+    #expect(await host.waitForExit() == .exited(status: 128 + signal))
     #expect(allExited(pids))
     let socketDirectory = try #require(directory)
     #expect(!FileManager.default.fileExists(atPath: socketDirectory))

@@ -28,6 +28,8 @@ final class HostEffects: Sendable {
 
   private struct State {
     var proxies: [UInt64: AsyncStream<Delivery>.Continuation] = [:]
+    /// The highest run the host has started: a worker's message about a later one is made up.
+    var highestRun: UInt64 = 0
     var phase = Phase.open
     /// Messages sent that can wake a worker's effect body, and how many of them the worker
     /// has said it settled after.
@@ -61,7 +63,9 @@ final class HostEffects: Sendable {
       connection,
       onFrame: { frame in box.value?.receive(frame) },
       onClose: { error in
-        if let error { onFault("its effects connection failed: \(error)") }
+        // Closed while the host still used it: the worker crashed, or refused the host's
+        // bytes. Either way the worker is done for.
+        if box.value?.isOpen ?? false { onFault(error.map { "its effects connection failed: \($0)" } ?? "it closed its effects connection") }
         onClose()
         box.value?.close()
       })
@@ -144,10 +148,15 @@ final class HostEffects: Sendable {
 
   private func register(_ run: UInt64, _ continuation: AsyncStream<Delivery>.Continuation) -> Phase {
     state.withLock { state in
-      if state.phase == .open { state.proxies[run] = continuation }
+      if state.phase == .open {
+        state.proxies[run] = continuation
+        state.highestRun = max(state.highestRun, run)
+      }
       return state.phase
     }
   }
+
+  private var isOpen: Bool { state.withLock { $0.phase == .open } }
 
   /// Bad bytes from a worker end the worker, never the host.
   private func fail(_ reason: String) {
@@ -162,6 +171,15 @@ final class HostEffects: Sendable {
     } catch {
       return fail("its effect message does not decode: \(error)")
     }
+    // Messages about runs that ended are normal races; about runs never started, made up.
+    let made = state.withLock { state -> Bool in
+      switch message {
+      case let .action(run, _, _, _), let .finished(run), let .sleep(run, _, _): run > state.highestRun
+      case let .settled(count): count > state.wakes
+      case .start, .cancel, .processed, .woke, .reportSettling: true
+      }
+    }
+    guard !made else { return fail("it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))") }
     switch message {
     case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
@@ -183,7 +201,7 @@ final class HostEffects: Sendable {
       }
       waiting?.remoteWorkDidSettle()
     case .start, .cancel, .processed, .woke, .reportSettling:
-      fail("it sent a message only the host sends: \(message)")
+      break
     }
   }
 

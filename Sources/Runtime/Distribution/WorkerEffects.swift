@@ -134,12 +134,27 @@ final class WorkerEffects: Sendable {
     channel.withLock { $0?.close() }
   }
 
+  /// A message the worker cannot make sense of ends its effects connection, and with it the
+  /// worker: the host restarts it from its own copy rather than trust a copy that may have
+  /// gone astray. Messages about runs or sleeps that ended already are normal races and are
+  /// let pass; ones about runs, actions or sleeps that never existed are not.
   private func receive(_ frame: Frame) {
     guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame)
     else {
       stop()
       return
     }
+    let isKnown = state.withLock { state in
+      switch message {
+      case let .start(run): state.kept[run] != nil
+      case let .cancel(run): run <= state.nextRun
+      case let .processed(sequence, _): state.waiting[sequence] != nil
+      case let .woke(token): token <= state.nextSleep
+      case .reportSettling: true
+      case .action, .finished, .sleep, .settled: false
+      }
+    }
+    guard isKnown else { return stop() }
     switch message {
     case let .start(run): start(run)
     case let .cancel(run): cancel(run)
@@ -155,7 +170,6 @@ final class WorkerEffects: Sendable {
       reportIfSettled()
       return
     case .action, .finished, .sleep, .settled:
-      stop()
       return
     }
     state.withLock { $0.wakes += 1 }
