@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Transport
 #if canImport(Glibc)
   import Glibc
@@ -50,4 +51,42 @@ func isUnreapedChild(_ pid: pid_t) -> Bool {
   var info = siginfo_t()
   let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
   return !(result == -1 && errno == ECHILD)
+}
+
+/// Something that happens once, with a value, and a way to wait for it without polling.
+final class Event<Value: Sendable>: Sendable {
+  private struct State {
+    var value: Value?
+    var nextWaiter = 0
+    var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
+  }
+  private let state = Mutex(State())
+
+  func fire(_ value: Value) {
+    let waiters = state.withLock { state in
+      state.value = value
+      defer { state.waiters = [:] }
+      return state.waiters.values
+    }
+    for waiter in waiters { waiter.resume(returning: value) }
+  }
+
+  /// The value, or nil if it has not come within `limit`: a deadline for something that
+  /// should happen, so a test that fails says so instead of hanging.
+  func wait(atMost limit: Duration) async -> Value? {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
+      let (value, id) = state.withLock { state -> (Value?, Int?) in
+        if let value = state.value { return (value, nil) }
+        state.nextWaiter += 1
+        state.waiters[state.nextWaiter] = continuation
+        return (nil, state.nextWaiter)
+      }
+      guard let id else { return continuation.resume(returning: value) }
+      Task {
+        try? await Task.sleep(for: limit)
+        let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
+        expired?.resume(returning: nil)
+      }
+    }
+  }
 }
