@@ -7,8 +7,9 @@ import Transport
 
 @Suite(.serialized) struct WorkerLeakTests {
   /// Starts an echo worker, proves it serves, and ends it the way `how` says; returns its pid
-  /// once `waitForExit()` has returned.
-  private func cycle(_ listener: UnixListener, ending how: Int) async throws -> pid_t {
+  /// and its standard streams' pipes (as /proc names them, `pipe:[inode]`, the same at both
+  /// ends) once `waitForExit()` has returned.
+  private func cycle(_ listener: UnixListener, ending how: Int) async throws -> (pid: pid_t, pipes: [String]) {
     let secret = LaunchSecret.random()
     let worker = try WorkerProcess(
       name: "cycle", executable: echoWorker, socketPath: listener.path, secret: secret) { _ in }
@@ -16,6 +17,12 @@ import Transport
     _ = try Handshake.verify(connection, secret: secret, expectedPID: worker.pid)
     try connection.send(Frame(kind: 1, payload: [9]))
     #expect(try connection.receive() == Frame(kind: 1, payload: [9]))
+    let pipes = (0...2).map { stream in
+      var buffer = [CChar](repeating: 0, count: 64)
+      let count = readlink("/proc/\(worker.pid)/fd/\(stream)", &buffer, buffer.count - 1)
+      return String(decoding: buffer[0..<max(0, count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    #expect(pipes.allSatisfy { $0.hasPrefix("pipe:") })
     switch how % 3 {
     case 0:
       worker.closeInput()
@@ -27,7 +34,7 @@ import Transport
       worker.kill()
       #expect(await worker.waitForExit() == .signalled(signal: SIGKILL))
     }
-    return worker.pid
+    return (worker.pid, pipes)
   }
 
   /// A thousand workers started and ended (closing their input, exiting on their own, or
@@ -43,15 +50,24 @@ import Transport
     let threadsBefore = threadCount()
     let started = ContinuousClock.now
     var pids: [pid_t] = []
-    for round in 0..<1_000 { pids.append(try await cycle(listener, ending: round)) }
+    var pipes: Set<String> = []
+    for round in 0..<1_000 {
+      let (pid, streams) = try await cycle(listener, ending: round)
+      pids.append(pid)
+      pipes.formUnion(streams)
+    }
     let elapsed = ContinuousClock.now - started
     let descriptorsAfter = openDescriptors()
     let threadsAfter = threadCount()
     let added = descriptorsAfter.filter { descriptorsBefore[$0.key] != $0.value }
     print("1,000 workers in \(elapsed); descriptors \(descriptorsBefore.count) → \(descriptorsAfter.count), threads \(threadsBefore) → \(threadsAfter)")
+    // Exactly: no descriptor of this process is open on any worker's pipes.
+    #expect(pipes.count == 3_000)
+    #expect(Set(descriptorsAfter.values).isDisjoint(with: pipes))
     // Slack: threads that have handed on their last result but not yet finished exiting (a
-    // worker's two output readers, Foundation's termination-handler thread) and the testing
-    // library's own. A leak per worker would show as a thousand.
+    // worker's two output readers, Foundation's termination-handler thread), and what other
+    // suites running at the same time open and close. A leak per worker would show as a
+    // thousand.
     #expect(added.count <= 4, "new descriptors: \(added)")
     #expect(threadsAfter <= threadsBefore + 4)
     #expect(pids.filter(isUnreapedChild).isEmpty)
