@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "csystem.h"
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,22 @@ int bulkhead_set_parent_death_signal(int signal) {
 
 int bulkhead_pidfd_open(pid_t pid) {
   return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+int bulkhead_pidfd_open_thread(pid_t tid) {
+  return (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+}
+
+int bulkhead_pidfd_send_signal(int descriptor, int signal) {
+  return (int)syscall(SYS_pidfd_send_signal, descriptor, signal, NULL, 0);
+}
+
+pid_t bulkhead_thread_id(void) {
+  return (pid_t)syscall(SYS_gettid);
 }
 
 int bulkhead_pin_to_cpu(pid_t pid, int cpu) {

@@ -4,9 +4,6 @@ import Testing
 import Transport
 import TransportTestSupport
 
-private let echoWorker = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  .appendingPathComponent("transport-echo-worker")
-
 /// A host-side actor system connected to a worker that hosts a `Calculator`.
 private func connectToCalculatorWorker(
   callTimeout: Duration = .seconds(10)

@@ -2,9 +2,6 @@ import Foundation
 import Testing
 import Transport
 
-private let echoWorker = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  .appendingPathComponent("transport-echo-worker")
-
 /// Starts the echo worker as the user `nobody`, which only root can do.
 private func launchAsNobody(
   socketPath: String, secret: LaunchSecret, errors: Lines

@@ -3,15 +3,6 @@ import Synchronization
 import Testing
 import Transport
 
-/// The echo worker built beside the tests.
-private let echoWorker: URL = {
-  let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-  let beside = directory.appendingPathComponent("transport-echo-worker")
-  if FileManager.default.fileExists(atPath: beside.path) { return beside }
-  return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-    .appendingPathComponent(".build/debug/transport-echo-worker")
-}()
-
 @Suite(.serialized) struct WorkerProcessTests {
   @Test func aWorkerAuthenticatesEchoesAndReportsItsExit() async throws {
     let directory = try SocketDirectory.create()

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-  import Glibc
-#endif
 import Synchronization
 import Transport
 
@@ -54,10 +51,8 @@ final class WorkerLink: Sendable {
   let process: WorkerProcess
   let effects: HostEffects
   private let control: Locked<FramedConnection>
-  /// The control socket, for shutting it down while a request holds `control`. Safe from any
-  /// thread: the descriptor is closed only when the connection is released, which this link
-  /// prevents for its whole life, so the number cannot name another file meanwhile.
-  private let controlDescriptor: Int32
+  /// Shuts the control socket down while a request may hold `control`.
+  private let controlShutdown: SocketShutdown
   private let boundary: String
   private let deadline: Duration
   /// Why the link was given up, once it was.
@@ -101,7 +96,7 @@ final class WorkerLink: Sendable {
     }
     self.process = process
     self.control = Locked(control)
-    controlDescriptor = control.socket.descriptor
+    controlShutdown = control.socket.shutdownHandle
     let pid = process.pid
     let fault = fault
     self.effects = HostEffects(
@@ -211,6 +206,6 @@ final class WorkerLink: Sendable {
   }
 
   private func shutDownControl() {
-    _ = Glibc.shutdown(controlDescriptor, Int32(SHUT_RDWR))
+    controlShutdown.shutdown()
   }
 }

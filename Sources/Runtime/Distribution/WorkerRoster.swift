@@ -39,9 +39,9 @@ final class WorkerRoster: Sendable {
     let deadline = ContinuousClock.now + grace
     let lingering = processes.filter { process in
       let left = max(0, ContinuousClock.now.duration(to: deadline).wholeMilliseconds)
-      return process.isRunning && !ProcessWatch.waitForExit(of: process.pid, milliseconds: left)
+      return !process.waitForExit(milliseconds: left)
     }
     for process in lingering { process.kill() }
-    for process in lingering { _ = ProcessWatch.waitForExit(of: process.pid, milliseconds: 1_000) }
+    for process in lingering { _ = process.waitForExit(milliseconds: 1_000) }
   }
 }

@@ -9,6 +9,8 @@ import Synchronization
 /// ```
 public final class FrameChannel: Sendable {
   private let writer: Mutex<ConnectionHalf>
+  /// Shuts the socket down without the writer's lock; see `close()`.
+  private let shutdownHandle: SocketShutdown
 
   /// Starts reading `connection`, which must already be authenticated. `onClose` runs once,
   /// on the reader thread, when the peer closes the connection (nil) or it fails.
@@ -18,6 +20,7 @@ public final class FrameChannel: Sendable {
     onClose: @escaping @Sendable (TransportError?) -> Void
   ) {
     writer = Mutex(ConnectionHalf(connection: FramedConnection(connection.socket)))
+    shutdownHandle = connection.socket.shutdownHandle
     let reader = ConnectionHalf(connection: connection)
     DetachedThread.run {
       do throws(TransportError) {
@@ -39,8 +42,14 @@ public final class FrameChannel: Sendable {
     try send(CollectionOfOne(frame))
   }
 
-  /// Shuts the connection down in both directions; the reader thread sees the end and stops.
+  /// Shuts the connection down in both directions; the reader thread sees the end and stops,
+  /// and a sender blocked on a peer that reads nothing (stopped, its buffer full) fails at
+  /// once. Does not wait for the writer's lock, which that sender holds.
+  ///
+  /// The socket cannot be closed, and its descriptor number reused, while this runs: the
+  /// channel holds the socket (through both halves) so it is not deinitialised, and an
+  /// explicit close goes through the same `SocketShutdown`, whose lock orders the two.
   public func close() {
-    writer.withLock { $0.connection.socket.shutdown() }
+    shutdownHandle.shutdown()
   }
 }

@@ -46,13 +46,27 @@ public final class FramedConnection {
     try send(CollectionOfOne(frame))
   }
 
-  /// Sends `frames` in one write: many small frames cost one system call.
+  /// Sends `frames` in one write: many small frames cost one system call. After a send
+  /// timeout (`setSendTimeout(milliseconds:)`) part of a frame may have gone, so the socket
+  /// is shut down and the error thrown: the peer sees the end, not a torn frame followed by
+  /// more.
   public func send(_ frames: some Collection<Frame>) throws(TransportError) {
     outgoing.removeAll(keepingCapacity: true)
     for frame in frames { Self.append(frame, to: &outgoing) }
-    try outgoing.withUnsafeBytes { bytes in
-      Result { () throws(TransportError) in try socket.write(bytes) }
-    }.get()
+    do {
+      try outgoing.withUnsafeBytes { bytes in
+        Result { () throws(TransportError) in try socket.write(bytes) }
+      }.get()
+    } catch {
+      if case .timedOut = error { socket.shutdown() }
+      throw error
+    }
+  }
+
+  /// Makes a send to a peer that reads nothing fail with `TransportError.timedOut` after
+  /// `milliseconds` instead of blocking for ever (nil: for ever). See `send(_:)`.
+  public func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
+    try socket.setSendTimeout(milliseconds: milliseconds)
   }
 
   /// Appends the wire form of `frame` to `bytes`.

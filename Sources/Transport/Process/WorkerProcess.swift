@@ -2,6 +2,10 @@ import CSystem
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A worker process started by the host, with pipes on its standard streams.
 ///
 /// The worker learns its socket path and a per-launch secret from its standard input (never
@@ -38,47 +42,89 @@ public final class WorkerProcess: Sendable {
 
   public let name: String
   public let pid: pid_t
+  /// Kept so that the owner's release of this object releases the `Process` too.
   private let process: Process
-  private let input: FileHandle
-  private let exit = ExitRecord()
+  private let life: WorkerLife
 
   /// Starts `executable` and hands it `socketPath` and `secret` on standard input.
+  ///
+  /// The child is started on `SpawnThread` (the calling thread waits), so its parent-death
+  /// signal is tied to the life of this process, not of the calling thread.
   public init(
     name: String, executable: URL, arguments: [String] = [], socketPath: String,
     secret: LaunchSecret, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
+    let life = WorkerLife()
+    let launch = Array("\(socketPath)\n\(secret.text)\n".utf8)
+    (process, pid) = try SpawnThread.run { () throws -> (Process, pid_t) in
+      try Self.start(
+        name: name, executable: executable, arguments: arguments, launch: launch, life: life,
+        output: output)
+    }
+    self.life = life
+  }
+
+  /// Releases what the host holds for the worker that is still open: closes its standard
+  /// input (which tells it to exit). Its output pipes close when it has exited and they
+  /// reach their end, and Foundation reaps it.
+  deinit { life.closeInput() }
+
+  /// Starts the process; runs on the spawn thread.
+  private static func start(
+    name: String, executable: URL, arguments: [String], launch: [UInt8], life: WorkerLife,
+    output: @escaping @Sendable (OutputLine) -> Void
+  ) throws -> (Process, pid_t) {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     let standardInput = Pipe()
     let standardOutput = Pipe()
     let standardError = Pipe()
+    // The host's ends are for the host only: no program it runs by other means than
+    // Foundation's Process (which closes every other descriptor in the child) may inherit
+    // them, or a worker would not see end of file on its input when the host dies.
+    for end in [standardInput.fileHandleForWriting, standardOutput.fileHandleForReading, standardError.fileHandleForReading] {
+      _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    }
     process.standardInput = standardInput
     process.standardOutput = standardOutput
     process.standardError = standardError
-    self.process = process
-    self.input = standardInput.fileHandleForWriting
-    process.terminationHandler = { [exit] process in
-      exit.record(
+    process.terminationHandler = { [life] process in
+      let exit: Exit =
         process.terminationReason == .uncaughtSignal
-          ? .signalled(signal: process.terminationStatus)
-          : .exited(status: process.terminationStatus))
+        ? .signalled(signal: process.terminationStatus)
+        : .exited(status: process.terminationStatus)
+      // Foundation on Linux keeps a Process alive through a run loop source that refers back
+      // to it, and drops that source only in waitUntilExit(): a Process watched only through
+      // its terminationHandler is never deallocated, nor its pipes closed (two descriptors
+      // per worker). The process has finished, so waitUntilExit() returns at once; it runs on
+      // the spawn thread, whose run loop the source was added to in run().
+      SpawnThread.run { process.waitUntilExit() }
+      life.recordExit(exit)
     }
+    life.setInput(standardInput.fileHandleForWriting)
     try process.run()
+    let pid = process.processIdentifier
+    life.started(pid: pid, pidfd: bulkhead_pidfd_open(pid))
     for (pipe, stream) in [(standardOutput, OutputLine.Stream.standardOutput), (standardError, .standardError)] {
-      Self.forwardLines(of: pipe.fileHandleForReading, as: stream, from: name, to: output)
+      forwardLines(of: pipe.fileHandleForReading, as: stream, from: name, to: output, life: life)
     }
-    self.pid = process.processIdentifier
-    try input.write(contentsOf: Data("\(socketPath)\n\(secret.text)\n".utf8))
+    do {
+      try life.write(launch)
+    } catch {
+      _ = life.signal(SIGKILL)
+      throw error
+    }
+    return (process, pid)
   }
 
-  /// Reads `handle` on a thread of its own until end of file, handing on whole lines. Not
-  /// `readabilityHandler`: a dispatch source whose pipe closed under it has crashed
-  /// libdispatch's event loop in this process.
+  /// Reads `handle` on a thread of its own until end of file, handing on whole lines, then
+  /// closes it. Not `readabilityHandler`: a dispatch source whose pipe closed under it has
+  /// crashed libdispatch's event loop in this process.
   private static func forwardLines(
     of handle: FileHandle, as stream: OutputLine.Stream, from name: String,
-    to output: @escaping @Sendable (OutputLine) -> Void
+    to output: @escaping @Sendable (OutputLine) -> Void, life: WorkerLife
   ) {
     let descriptor = handle.fileDescriptor
     let lines = LineSplitter()
@@ -91,48 +137,186 @@ public final class WorkerProcess: Sendable {
         for text in lines.append(data) { output(OutputLine(worker: name, stream: stream, text: text)) }
         if count <= 0 { break }
       }
-      // The handle closes its descriptor only now that nobody reads it.
-      withExtendedLifetime(handle) {}
+      // Only this thread uses the descriptor, so it is closed here, at once, rather than
+      // whenever Foundation releases the Pipe. The handle then knows it is closed and does
+      // not close the number again when it is deallocated.
+      try? handle.close()
+      life.outputEnded()
     }
   }
 
-  /// Whether the worker has not been reaped yet. Until it is, its pid cannot name another
-  /// process, so a signal sent while this is true reaches the worker or nothing.
-  public var isRunning: Bool { process.isRunning }
-
-  /// Asks the worker to stop (SIGTERM).
-  public func terminate() { if isRunning { _ = Foundation.kill(pid, SIGTERM) } }
+  /// Asks the worker to stop (SIGTERM). Does nothing once it has exited: the signal goes
+  /// through a pidfd, so never to another process that reused the pid.
+  public func terminate() { _ = life.signal(SIGTERM) }
 
   /// Stops the worker at once (SIGKILL).
-  public func kill() { if isRunning { _ = Foundation.kill(pid, SIGKILL) } }
+  public func kill() { _ = life.signal(SIGKILL) }
+
+  /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
+  public var isRunning: Bool { life.isRunning }
+
+  /// Blocks until the worker has exited, at most `milliseconds`; false if it still runs. For
+  /// a caller that must not suspend, such as a shutdown with a bound.
+  public func waitForExit(milliseconds: Int32) -> Bool { life.waitForExit(milliseconds: milliseconds) }
 
   /// Closes the worker's standard input, which tells it the host is gone.
-  public func closeInput() { try? input.close() }
+  public func closeInput() { life.closeInput() }
 
-  /// Waits until the worker has exited, and says how.
+  /// Waits until the worker has exited and its output has reached its end (every line it
+  /// wrote has gone to `output`), and says how it ended. By then the host holds no
+  /// descriptor for it and it has been reaped.
+  ///
+  /// A process the worker started that inherited its standard output or error holds them
+  /// open, and this waits for that process too.
   public func waitForExit() async -> Exit {
-    await exit.wait()
+    await life.wait()
+  }
+
+  /// Stops the worker and releases everything the host holds for it: closes its standard
+  /// input, waits up to `grace` for it to exit, kills it (SIGKILL) if it has not, and waits
+  /// for the end (as `waitForExit()`).
+  public func stop(grace: Duration = .seconds(2)) async -> Exit {
+    life.closeInput()
+    await withTaskGroup(of: Bool.self) { [life] group in
+      group.addTask {
+        _ = await life.wait()
+        return true
+      }
+      group.addTask {
+        try? await Task.sleep(for: grace)
+        return false
+      }
+      let first = await group.next() ?? true
+      group.cancelAll()
+      if !first { _ = life.signal(SIGKILL) }
+    }
+    return await life.wait()
   }
 }
 
-/// How a process ended, once it has, and who is waiting to hear it.
-private final class ExitRecord: Sendable {
-  private let state = Mutex<(exit: WorkerProcess.Exit?, waiters: [CheckedContinuation<WorkerProcess.Exit, Never>])>((nil, []))
+/// What the host holds for one worker while it runs, how it ended, and who is waiting to
+/// hear it. The end is known when the process has exited (and Foundation has reaped it) and
+/// both output pipes have reached their end.
+private final class WorkerLife: Sendable {
+  private struct State {
+    var input: FileHandle?
+    var pid: pid_t = 0
+    var pidfd: Int32 = -1
+    var exit: WorkerProcess.Exit?
+    var openOutputs = 2
+    var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
+  }
 
-  func record(_ exit: WorkerProcess.Exit) {
-    let waiters = state.withLock { state in
-      state.exit = exit
-      defer { state.waiters = [] }
-      return state.waiters
+  private let state = Mutex(State())
+
+  func setInput(_ input: FileHandle) { state.withLock { $0.input = input } }
+
+  /// The process is running (or already gone, if it died at once).
+  func started(pid: pid_t, pidfd: Int32) {
+    let late = state.withLock { state -> Int32 in
+      state.pid = pid
+      if state.exit != nil { return pidfd }
+      state.pidfd = pidfd
+      return -1
     }
+    if late >= 0 { Glibc.close(late) }
+  }
+
+  /// Writes `bytes` to the worker's standard input. A worker that already died gives EPIPE,
+  /// and a SIGPIPE that stays pending on the spawn thread, which blocks it; it is taken off.
+  func write(_ bytes: [UInt8]) throws {
+    guard let input = state.withLock({ $0.input }) else {
+      throw TransportError.system(call: "write", errno: EPIPE, context: "the standard input of a worker")
+    }
+    let descriptor = input.fileDescriptor
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+      if written < 0 {
+        let error = errno
+        if error == EINTR { continue }
+        if error == EPIPE {
+          var pipeSignal = sigset_t()
+          sigemptyset(&pipeSignal)
+          sigaddset(&pipeSignal, SIGPIPE)
+          var now = timespec(tv_sec: 0, tv_nsec: 0)
+          _ = sigtimedwait(&pipeSignal, nil, &now)
+        }
+        throw TransportError.system(call: "write", errno: error, context: "the standard input of a worker")
+      }
+      offset += written
+    }
+  }
+
+  func closeInput() {
+    let input = state.withLock { state in
+      defer { state.input = nil }
+      return state.input
+    }
+    try? input?.close()
+  }
+
+  /// Sends `signal` to the worker if it is still there. Under the lock, so the pidfd cannot
+  /// be closed (and its number reused) meanwhile.
+  func signal(_ signal: Int32) -> Bool {
+    state.withLock { state in
+      if state.pidfd >= 0 { return bulkhead_pidfd_send_signal(state.pidfd, signal) == 0 }
+      // No pidfd (a kernel without pidfd_open): by pid, while Foundation has not reported
+      // the exit.
+      guard state.exit == nil, state.pid > 0 else { return false }
+      return Glibc.kill(state.pid, signal) == 0
+    }
+  }
+
+  var isRunning: Bool { state.withLock { $0.exit == nil } }
+
+  func waitForExit(milliseconds: Int32) -> Bool {
+    // A copy of the pidfd, so that the exit, which closes the original, cannot close it under
+    // the poll.
+    let watched = state.withLock { state in state.pidfd >= 0 ? dup(state.pidfd) : -1 }
+    guard watched >= 0 else { return !isRunning }
+    defer { Glibc.close(watched) }
+    var request = pollfd(fd: watched, events: Int16(POLLIN), revents: 0)
+    while true {
+      let ready = poll(&request, 1, milliseconds)
+      if ready >= 0 { return ready > 0 }
+      if errno != EINTR { return !isRunning }
+    }
+  }
+
+  func recordExit(_ exit: WorkerProcess.Exit) {
+    let (input, pidfd, waiters) = state.withLock { state in
+      state.exit = exit
+      defer {
+        state.input = nil
+        state.pidfd = -1
+        if state.openOutputs == 0 { state.waiters = [] }
+      }
+      return (state.input, state.pidfd, state.openOutputs == 0 ? state.waiters : [])
+    }
+    try? input?.close()
+    if pidfd >= 0 { Glibc.close(pidfd) }
     for waiter in waiters { waiter.resume(returning: exit) }
+  }
+
+  func outputEnded() {
+    let (exit, waiters) = state.withLock { state in
+      state.openOutputs -= 1
+      guard state.openOutputs == 0, let exit = state.exit else {
+        return (WorkerProcess.Exit?.none, [CheckedContinuation<WorkerProcess.Exit, Never>]())
+      }
+      defer { state.waiters = [] }
+      return (exit, state.waiters)
+    }
+    if let exit { for waiter in waiters { waiter.resume(returning: exit) } }
   }
 
   func wait() async -> WorkerProcess.Exit {
     await withCheckedContinuation { continuation in
       let exit = state.withLock { state -> WorkerProcess.Exit? in
-        if state.exit == nil { state.waiters.append(continuation) }
-        return state.exit
+        if let exit = state.exit, state.openOutputs == 0 { return exit }
+        state.waiters.append(continuation)
+        return nil
       }
       if let exit { continuation.resume(returning: exit) }
     }

@@ -101,6 +101,10 @@ public final class UnixListener {
 /// A directory only this user can open, for a composition's sockets; removed with its
 /// contents by `remove()`.
 ///
+/// Its name carries the pid of the host that made it, `bulkhead-<pid>-XXXXXX`, so that the
+/// directory of a host that died without cleaning up (killed with SIGKILL) can be told from
+/// a live one and swept: `create()` sweeps those it finds.
+///
 /// ```swift
 /// let directory = try SocketDirectory.create()
 /// defer { directory.remove() }
@@ -108,9 +112,14 @@ public final class UnixListener {
 public struct SocketDirectory: Sendable {
   public let path: String
 
-  /// Creates a fresh directory with mode 0700 under `parent`.
+  /// The prefix of every socket directory's name.
+  public static let namePrefix = "bulkhead-"
+
+  /// Creates a fresh directory with mode 0700 under `parent`, named for this process, after
+  /// sweeping the directories of dead hosts there.
   public static func create(under parent: String = "/tmp") throws(TransportError) -> SocketDirectory {
-    var template = Array("\(parent)/bulkhead-XXXXXX".utf8CString)
+    sweepStale(under: parent)
+    var template = Array("\(parent)/\(namePrefix)\(getpid())-XXXXXX".utf8CString)
     let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
     guard created != nil else {
       if errno == ENOENT { throw .directoryMissing(parent) }
@@ -122,30 +131,128 @@ public struct SocketDirectory: Sendable {
     return SocketDirectory(path: path)
   }
 
-  /// Makes the directory again, mode 0700, if it was removed; refuses a path that now holds
-  /// anything else.
+  /// The host pid in a socket directory's name, if the name is exactly
+  /// `bulkhead-<pid>-XXXXXX`: a positive decimal pid without leading zeros, and six letters or
+  /// digits as `mkdtemp` makes them.
+  public static func hostPID(inName name: String) -> pid_t? {
+    guard name.hasPrefix(namePrefix) else { return nil }
+    let rest = name.utf8.dropFirst(namePrefix.utf8.count)
+    guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
+    let digits = rest[rest.startIndex..<dash]
+    let suffix = rest[rest.index(after: dash)...]
+    guard (1...10).contains(digits.count), digits.first != UInt8(ascii: "0"),
+      digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+      suffix.count == 6,
+      suffix.allSatisfy({ byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+      }),
+      let pid = Int32(String(decoding: digits, as: UTF8.self)), pid > 0
+    else { return nil }
+    return pid
+  }
+
+  /// Removes the socket directories under `parent` whose host is dead, and returns their
+  /// paths. A directory is removed only if its name is exactly `bulkhead-<pid>-XXXXXX`, it is
+  /// a directory itself (not a symbolic link: `lstat`), this user owns it, and no process
+  /// `pid` exists (`kill(pid, 0)` fails with ESRCH). Inside it, only what is not a directory
+  /// is removed (socket files); links are removed, never followed. A directory that still
+  /// holds something else stays.
+  ///
+  /// Pids are this pid namespace's: a host in another namespace sharing `parent` would look
+  /// dead. A dead host's pid taken by a new process keeps the directory until that one ends.
+  @discardableResult
+  public static func sweepStale(under parent: String = "/tmp") -> [String] {
+    guard let entries = opendir(parent) else { return [] }
+    defer { closedir(entries) }
+    let parentDescriptor = dirfd(entries)
+    var removed: [String] = []
+    while let entry = readdir(entries) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      guard let pid = hostPID(inName: name) else { continue }
+      var info = stat()
+      guard fstatat(parentDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+        info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid()
+      else { continue }
+      guard kill(pid, 0) == -1, errno == ESRCH else { continue }
+      if removeTree(named: name, in: parentDescriptor, device: info.st_dev, inode: info.st_ino) {
+        removed.append("\(parent)/\(name)")
+      }
+    }
+    return removed
+  }
+
+  /// Empties and removes directory `name` of `parent`, if it is still the directory that was
+  /// checked (same device and inode, a directory, this user's): opened without following a
+  /// link, emptied with `unlinkat`, which removes a link itself and never what it points to.
+  private static func removeTree(named name: String, in parent: Int32, device: dev_t, inode: ino_t) -> Bool {
+    let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard descriptor >= 0 else { return false }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_dev == device, info.st_ino == inode,
+      info.st_uid == getuid(), let entries = fdopendir(descriptor)
+    else {
+      Glibc.close(descriptor)
+      return false
+    }
+    while let entry = readdir(entries) {
+      let child = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      if child != "." && child != ".." { _ = unlinkat(descriptor, child, 0) }
+    }
+    closedir(entries)
+    return unlinkat(parent, name, AT_REMOVEDIR) == 0
+  }
+
+  /// Makes sure the directory is there, as `create()` made it: recreates it with mode 0700
+  /// at the same path if it was removed while the host runs, and puts its mode back to 0700
+  /// if it changed. Refuses a path that something else now occupies: a symbolic link, or
+  /// anything that is not a directory of this user.
   public func ensureExists() throws(TransportError) {
     var info = stat()
-    if lstat(path, &info) == 0 {
-      guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else { throw .directoryNotWritable(path) }
-      return
+    if lstat(path, &info) != 0 {
+      guard errno == ENOENT else { throw .system("lstat", path) }
+      guard mkdir(path, 0o700) == 0 else {
+        if errno == ENOENT { throw .directoryMissing(parentPath) }
+        if errno == EACCES { throw .directoryNotWritable(parentPath) }
+        // EEXIST: someone else made something there since lstat; checked below.
+        if errno != EEXIST { throw .system("mkdir", path) }
+        return try ensureExists()
+      }
+      guard lstat(path, &info) == 0 else { throw .system("lstat", path) }
     }
-    guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw .system("mkdir", path) }
+    guard info.st_mode & S_IFMT == S_IFDIR else {
+      let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "something that is not a directory"
+      throw .system(call: "mkdir", errno: EEXIST, context: "\(path), which is now \(what)")
+    }
+    guard info.st_uid == getuid() else {
+      throw .system(call: "mkdir", errno: EEXIST, context: "\(path), which is now a directory of user \(info.st_uid)")
+    }
+    if info.st_mode & 0o7777 != 0o700 {
+      guard chmod(path, 0o700) == 0 else { throw .system("chmod", path) }
+    }
+  }
+
+  private var parentPath: String {
+    let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    return parent.isEmpty ? "/" : parent
   }
 
   /// The path of the socket called `name` in this directory.
   public func path(for name: String) -> String { "\(path)/\(name).sock" }
 
-  /// Removes the socket files in the directory and the directory itself.
+  /// Removes the socket files in the directory and the directory itself, without following
+  /// a symbolic link that might have taken its place.
   public func remove() {
-    guard let entries = opendir(path) else { return }
-    while let entry = readdir(entries) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
-      if name != "." && name != ".." { unlink("\(path)/\(name)") }
-    }
-    closedir(entries)
-    rmdir(path)
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
+    let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard parent >= 0 else { return }
+    defer { Glibc.close(parent) }
+    let name = String(path.split(separator: "/").last ?? "")
+    _ = Self.removeTree(named: name, in: parent, device: info.st_dev, inode: info.st_ino)
   }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -12,9 +14,14 @@
 public final class UnixSocket {
   /// The file descriptor; -1 once closed.
   public private(set) var descriptor: Int32
+  /// Shuts this socket down from any thread; see `SocketShutdown`.
+  public let shutdownHandle: SocketShutdown
+  /// The send timeout set by `setSendTimeout(milliseconds:)`, if any.
+  public private(set) var sendTimeout: Int32?
 
   init(descriptor: Int32) {
     self.descriptor = descriptor
+    self.shutdownHandle = SocketShutdown(descriptor: descriptor)
   }
 
   deinit { close() }
@@ -43,24 +50,30 @@ public final class UnixSocket {
     return (UnixSocket(descriptor: descriptors[0]), UnixSocket(descriptor: descriptors[1]))
   }
 
-  /// Makes a write that cannot finish within `milliseconds` (the peer stopped reading and the
-  /// buffer is full) fail with `TransportError.timedOut` instead of blocking; nil: never.
+  /// Makes a write that can send nothing for `milliseconds` (the peer reads nothing, its
+  /// buffer is full) fail with `TransportError.timedOut` instead of blocking for ever. nil
+  /// waits for ever again.
   public func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
-    let total = Int(milliseconds ?? 0)
-    var limit = timeval(tv_sec: total / 1_000, tv_usec: (total % 1_000) * 1_000)
+    let value = max(0, milliseconds ?? 0)
+    var limit = timeval(tv_sec: Int(value / 1000), tv_usec: Int(value % 1000) * 1000)
     guard setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
       throw .system("setsockopt(SO_SNDTIMEO)", "socket \(descriptor)")
     }
+    sendTimeout = value > 0 ? value : nil
   }
 
-  /// Writes all of `bytes`, looping over partial writes.
+  /// Writes all of `bytes`, looping over partial writes. With a send timeout, fails with
+  /// `TransportError.timedOut` when the peer takes nothing for that long; part of `bytes`
+  /// may have gone by then, so the stream is no longer whole: drop the connection.
   public func write(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
     var offset = 0
     while offset < bytes.count {
       let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
       if written < 0 {
         if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut(path: "socket \(descriptor)", milliseconds: 0) }
+        if (errno == EAGAIN || errno == EWOULDBLOCK), let sendTimeout {
+          throw .timedOut(path: "socket \(descriptor)", milliseconds: sendTimeout)
+        }
         throw .system("send", "socket \(descriptor)")
       }
       offset += written
@@ -91,15 +104,44 @@ public final class UnixSocket {
     return PeerCredentials(pid: credentials.pid, uid: credentials.uid)
   }
 
-  /// Stops further reads and writes; the peer sees end of stream.
-  public func shutdown() {
-    if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
-  }
+  /// Stops further reads and writes; the peer sees end of stream, and a thread blocked
+  /// reading or writing this socket returns. Safe from any thread (see `SocketShutdown`).
+  public func shutdown() { shutdownHandle.shutdown() }
 
   public func close() {
     guard descriptor >= 0 else { return }
-    _ = Glibc.close(descriptor)
+    shutdownHandle.close()
     descriptor = -1
+  }
+}
+
+/// Shuts a socket down from any thread, while another thread is blocked reading or writing
+/// it, without racing its close.
+///
+/// `shutdown(2)` on a descriptor is safe from any thread, as long as the descriptor is not
+/// closed meanwhile: if it were, its number could be reused by an unrelated file that the
+/// shutdown would then hit. Here the descriptor is closed only through this object, and
+/// `shutdown()` and `close()` run under one lock: a shutdown acts on the still-open socket,
+/// or, once it is closed, does nothing. Neither call blocks (no SO_LINGER), so holding the
+/// lock across them is cheap; it is never held while reading or writing.
+public final class SocketShutdown: Sendable {
+  /// The descriptor while it is open; -1 once closed.
+  private let descriptor: Mutex<Int32>
+
+  init(descriptor: Int32) { self.descriptor = Mutex(descriptor) }
+
+  /// Shuts the socket down in both directions, if it is still open.
+  public func shutdown() {
+    descriptor.withLock { descriptor in
+      if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+  }
+
+  func close() {
+    descriptor.withLock { descriptor in
+      if descriptor >= 0 { _ = Glibc.close(descriptor) }
+      descriptor = -1
+    }
   }
 }
 
