@@ -87,3 +87,26 @@ import Transport
     #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
   }
 }
+
+/// A worker stopped while its effects were meant to run is noticed without any action.
+@MainActor
+@Suite struct LivenessTests {
+  @Test func aStoppedIdleWorkerIsNoticedAndItsEffectsReportedLost() async throws {
+    let events = Events()
+    let composition = try composition(app: "timers", placement: "timers deadline 300ms\n", events: events)
+    defer { composition.shutdown() }
+    let store = Store(initialState: Timers.State()) { composition.compose(Timers()) }
+    store.send(.addTimerTapped)
+    store.send(.timers(.element(id: 1, action: .startTapped)))
+    let stopped = try #require(composition.processes.first?.pids.first)
+    kill(stopped, SIGSTOP)
+
+    let stall = await events.first { if case .workerStalled = $0 { true } else { false } }
+
+    #expect(stall == .workerStalled(boundary: "timers", pid: stopped, deadline: .milliseconds(300)))
+    #expect(await events.first { if case .effectsLost = $0 { true } else { false } } == .effectsLost(boundary: "timers", count: 1))
+    store.send(.timers(.element(id: 1, action: .tick)))
+    #expect(store.state.timers[id: 1]?.ticks == 1)
+    #expect(events.all.contains { if case .workerRestarted("timers", _, _) = $0 { true } else { false } })
+  }
+}

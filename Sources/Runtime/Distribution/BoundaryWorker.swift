@@ -108,6 +108,8 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   func handle(_ request: Wire.Request) -> Wire.Reply {
     core.withLock { core in
       switch request {
+      case .ping:
+        return .pong
       case let .drop(slot):
         close(&core, slot: slot, hostVersion: nil)
         core.slots[slot] = nil

@@ -25,6 +25,10 @@ public final class Composition: Sendable {
   private let order: [String]
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
+  private let monitor: LivenessMonitor?
+
+  /// How often idle workers are asked whether they still answer.
+  public static let livenessPeriod = Duration.seconds(1)
 
   /// Starts the workers of `placement` for `root`'s boundaries. Throws before starting any
   /// process when the placement names boundaries that do not exist, places one twice, or
@@ -50,6 +54,7 @@ public final class Composition: Sendable {
     guard !placement.entries.isEmpty else {
       remotes = [:]
       directory = nil
+      monitor = nil
       return
     }
     let directory = try SocketDirectory.create()
@@ -72,6 +77,7 @@ public final class Composition: Sendable {
       }
     }
     self.remotes = remotes
+    monitor = LivenessMonitor(boundaries: Array(remotes.values), period: Self.livenessPeriod)
     do {
       for path in order { try remotes[path]?.start() }
     } catch {
@@ -116,6 +122,7 @@ public final class Composition: Sendable {
   /// the workers do: a worker that has not exited a second after its input closed is killed.
   /// Actions sent afterwards to a placed boundary change nothing.
   public func shutdown() {
+    monitor?.stop()
     for remote in remotes.values { remote.stop() }
     roster.stopAll(grace: .seconds(1))
     directory?.remove()

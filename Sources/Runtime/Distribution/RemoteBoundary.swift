@@ -107,6 +107,22 @@ final class RemoteBoundary: Sendable {
     for link in links { link.close() }
   }
 
+  /// Asks every running worker that has been idle for `idle` whether it still answers; one
+  /// that stalls is killed, its effects reported lost, and the next action restarts it.
+  func probeIdleWorkers(idleFor idle: Duration) {
+    let links = pool.withLock { pool in pool.isOpen ? pool.members.compactMap(\.link) : [] }
+    for link in links {
+      do {
+        try link.probe(ifIdleFor: idle)
+      } catch let stall as WorkerStalled {
+        pool.withLock { $0.statistics.stalls += 1 }
+        report(.workerStalled(boundary: path, pid: stall.pid, deadline: stall.deadline))
+      } catch {
+        // A worker that died or misbehaved is restarted by the next action, which says why.
+      }
+    }
+  }
+
   /// Kills the worker at `index` with SIGKILL, as a crash would: for fault injection.
   func kill(worker index: Int) {
     pool.withLock { $0.members[index].link }?.process.kill()
@@ -197,8 +213,8 @@ final class RemoteBoundary: Sendable {
           case let .failed(reason):
             report(.actionFailed(boundary: path, reason: reason))
             return .none
-          case .dropped:
-            throw DistributionError.protocolViolation("worker \(current.pid) answered a run with \"dropped\"")
+          case .dropped, .pong:
+            throw DistributionError.protocolViolation("worker \(current.pid) answered a run with \"\(reply)\"")
           }
         }
       } catch {

@@ -18,6 +18,8 @@ extension Wire.Request: WireMessage {
     case let .drop(slot):
       writer.write(tag: 1)
       writer.write(bytes: slot)
+    case .ping:
+      writer.write(tag: 2)
     }
   }
 
@@ -28,6 +30,7 @@ extension Wire.Request: WireMessage {
         slot: try reader.readBytes(), baseVersion: try reader.readUInt64(),
         patch: try reader.readOptional(StatePatch.self), action: try reader.readBytes())
     case 1: self = .drop(slot: try reader.readBytes())
+    case 2: self = .ping
     case let tag: throw .malformed("unknown request tag \(tag)")
     }
   }
@@ -49,6 +52,8 @@ extension Wire.Reply: WireMessage {
     case let .failed(reason):
       writer.write(tag: 3)
       writer.write(reason)
+    case .pong:
+      writer.write(tag: 4)
     }
   }
 
@@ -59,6 +64,7 @@ extension Wire.Reply: WireMessage {
     case 1: self = .stale(version: try reader.readUInt64())
     case 2: self = .dropped
     case 3: self = .failed(try reader.readString())
+    case 4: self = .pong
     case let tag: throw .malformed("unknown reply tag \(tag)")
     }
   }

@@ -11,7 +11,7 @@ enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 2
+  static let layoutVersion: UInt64 = 3
 
   /// Worker → host, the first frame on the control connection: what the worker serves, so
   /// that a worker built from other code is refused before it sees an action.
@@ -43,6 +43,8 @@ enum Wire {
     case run(slot: [UInt8], baseVersion: UInt64, patch: StatePatch?, action: [UInt8])
     /// Forget the state of `slot`.
     case drop(slot: [UInt8])
+    /// Answer at once: the host checks that an idle worker still answers.
+    case ping
   }
 
   /// Worker → host, on the control connection.
@@ -53,6 +55,8 @@ enum Wire {
     case stale(version: UInt64)
     case dropped
     case failed(String)
+    /// The answer to `ping`.
+    case pong
   }
 
   /// Either way, on the effects connection.

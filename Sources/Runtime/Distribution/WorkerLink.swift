@@ -57,6 +57,8 @@ final class WorkerLink: Sendable {
   private let deadline: Duration
   /// Why the link was given up, once it was.
   private let fault = Locked<String?>(nil)
+  /// When the worker last answered.
+  private let lastAnswer = Locked(ContinuousClock.now)
 
   var pid: Int32 { process.pid }
 
@@ -160,11 +162,7 @@ final class WorkerLink: Sendable {
     if let reason = fault.withLock({ $0 }) { throw unavailable(reason) }
     let frame = Wire.frame(request)
     do {
-      return try control.withLock { control in
-        try control.send(frame)
-        guard let reply = try control.receive() else { throw unavailable("the worker closed its connection") }
-        return (try Wire.decode(Wire.Reply.self, from: reply), frame.payload.count, reply.payload.count)
-      }
+      return try control.withLock { control in try exchange(frame, on: control) }
     } catch TransportError.timedOut {
       abandon(because: "it stalled")
       throw WorkerStalled(pid: pid, deadline: deadline)
@@ -172,6 +170,35 @@ final class WorkerLink: Sendable {
       abandon(because: "\(error)")
       throw fault.withLock { $0 }.map(unavailable) ?? error
     }
+  }
+
+  /// Checks that a worker nobody has asked anything for `idle` still answers within its
+  /// deadline, so that a stopped worker whose effects were meant to be running is noticed
+  /// without waiting for the next action. Skips a worker that is busy with a request.
+  func probe(ifIdleFor idle: Duration) throws {
+    guard fault.withLock({ $0 }) == nil, lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
+    let frame = Wire.frame(Wire.Request.ping)
+    do {
+      let reply = try control.withLockIfAvailable { control in try exchange(frame, on: control).reply }
+      guard reply == nil || reply == .pong else {
+        throw DistributionError.protocolViolation("worker \(pid) answered a ping with \(reply.map(String.init(describing:)) ?? "")")
+      }
+    } catch TransportError.timedOut {
+      abandon(because: "it stalled")
+      throw WorkerStalled(pid: pid, deadline: deadline)
+    } catch {
+      abandon(because: "\(error)")
+      throw error
+    }
+  }
+
+  private func exchange(
+    _ frame: Frame, on control: FramedConnection
+  ) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
+    try control.send(frame)
+    guard let reply = try control.receive() else { throw unavailable("the worker closed its connection") }
+    lastAnswer.withLock { $0 = .now }
+    return (try Wire.decode(Wire.Reply.self, from: reply), frame.payload.count, reply.payload.count)
   }
 
   private func unavailable(_ reason: String) -> DistributionError {

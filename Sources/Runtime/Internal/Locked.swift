@@ -12,6 +12,13 @@ final class Locked<Value>: @unchecked Sendable {
 
   init(_ value: Value) { self.value = value }
 
+  /// Runs `body` only if the lock is free now; nil when another thread holds it.
+  func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+    guard lock.try() else { return nil }
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+
   func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }

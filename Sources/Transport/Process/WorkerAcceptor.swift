@@ -1,5 +1,3 @@
-import CSystem
-
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -32,8 +30,10 @@ public struct WorkerAcceptor {
   /// The next connection that proves it comes from `worker`; `onRefused` hears of every
   /// other one, which is closed.
   public func accept(onRefused: (TransportError) -> Void = { _ in }) throws(TransportError) -> FramedConnection {
-    let exit = bulkhead_pidfd_open(worker.pid)
+    // Without one (a kernel without pidfds), only the deadline ends the wait.
+    let exit = worker.exitDescriptor() ?? -1
     defer { if exit >= 0 { close(exit) } }
+    if exit < 0 && !worker.isRunning { throw .processExited(name: worker.name, pid: worker.pid) }
     while true {
       let milliseconds = ContinuousClock.now.duration(to: deadline).wholeMilliseconds
       guard milliseconds > 0 else { throw timedOut }

@@ -159,6 +159,11 @@ public final class WorkerProcess: Sendable {
   /// a caller that must not suspend, such as a shutdown with a bound.
   public func waitForExit(milliseconds: Int32) -> Bool { life.waitForExit(milliseconds: milliseconds) }
 
+  /// A new descriptor that becomes readable when the worker exits, for the caller to poll and
+  /// close; nil once the worker has exited. Copied from the pidfd opened at spawn, so a worker
+  /// that exits and is reaped at once is still seen to have exited.
+  func exitDescriptor() -> Int32? { life.exitDescriptor() }
+
   /// Closes the worker's standard input, which tells it the host is gone.
   public func closeInput() { life.closeInput() }
 
@@ -270,11 +275,15 @@ private final class WorkerLife: Sendable {
 
   var isRunning: Bool { state.withLock { $0.exit == nil } }
 
+  /// A copy of the pidfd, so that the exit, which closes the original, cannot close it under
+  /// a poll; nil when there is none (the worker exited, or the kernel has no pidfds).
+  func exitDescriptor() -> Int32? {
+    let copy = state.withLock { state in state.pidfd >= 0 ? dup(state.pidfd) : -1 }
+    return copy >= 0 ? copy : nil
+  }
+
   func waitForExit(milliseconds: Int32) -> Bool {
-    // A copy of the pidfd, so that the exit, which closes the original, cannot close it under
-    // the poll.
-    let watched = state.withLock { state in state.pidfd >= 0 ? dup(state.pidfd) : -1 }
-    guard watched >= 0 else { return !isRunning }
+    guard let watched = exitDescriptor() else { return !isRunning }
     defer { Glibc.close(watched) }
     var request = pollfd(fd: watched, events: Int16(POLLIN), revents: 0)
     while true {
