@@ -38,6 +38,8 @@ let package = Package(
     .target(name: "Examples", dependencies: ["Bulkhead"], swiftSettings: crossModuleOptimization),
     .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples", "Transport"]),
     .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples", "Transport"]),
+    // Stands in for a worker and relays its frames to the host, damaging some: for chaos tests.
+    .executableTarget(name: "chaos-relay", dependencies: ["Transport"]),
     .executableTarget(
       name: "bulkhead-benchmark",
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
@@ -50,7 +52,7 @@ let package = Package(
       name: "DistributionTests",
       dependencies: [
         "Bulkhead", "BulkheadTesting", "ExampleScripts", "Examples", "Transport", "child-worker",
-        "parent-host",
+        "parent-host", "chaos-relay",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],
