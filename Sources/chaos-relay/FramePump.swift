@@ -35,8 +35,10 @@ final class FramePump: @unchecked Sendable {
     do throws(TransportError) {
       while let frame = try source.receive() {
         let (delivery, mutation) = mutator.deliver(frame, index: index)
-        tally.relayed(on: lane, mutation: mutation)
-        if let mutation { log?("mutated \(lane.connection.rawValue) frame \(index) \(lane.direction.rawValue): \(mutation.rawValue)") }
+        tally.relayed(on: lane, mutation: mutation?.mutation)
+        if let mutation {
+          log?("mutated \(lane.connection.rawValue) frame \(index) \(lane.direction.rawValue): \(mutation.mutation.rawValue) (\(mutation.detail))")
+        }
         index += 1
         switch delivery {
         case let .forward(frame):

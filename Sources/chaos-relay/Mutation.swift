@@ -75,46 +75,56 @@ struct Mutator {
     self.untouched = untouched
   }
 
-  /// What to do with the frame numbered `index` (from 0) in this direction, and which
-  /// mutation that was, if any.
-  mutating func deliver(_ frame: Frame, index: Int) -> (Delivery, Mutation?) {
+  /// What to do with the frame numbered `index` (from 0) in this direction, and the
+  /// mutation, if any, with a note of what exactly it did (for reducing a failure).
+  mutating func deliver(_ frame: Frame, index: Int) -> (Delivery, (mutation: Mutation, detail: String)?) {
     // One roll per frame whatever happens, so decisions stay aligned with frame numbers.
     let roll = Double(generator.next() >> 11) / Double(1 << 53)
     guard index >= untouched, roll < rate, !kinds.isEmpty else { return (.forward(frame), nil) }
     let applicable = frame.payload.isEmpty ? kinds.filter { !$0.needsPayload } : kinds
     guard let mutation = applicable.randomElement(using: &generator) else { return (.forward(frame), nil) }
-    return (apply(mutation, to: frame), mutation)
+    let (delivery, detail) = apply(mutation, to: frame)
+    return (delivery, (mutation, "kind \(frame.kind), \(frame.payload.count) bytes: \(detail)"))
   }
 
-  private mutating func apply(_ mutation: Mutation, to frame: Frame) -> Delivery {
+  private mutating func apply(_ mutation: Mutation, to frame: Frame) -> (Delivery, String) {
     var frame = frame
+    let detail: String
     switch mutation {
     case .flip:
+      var bits: [Int] = []
       for _ in 0..<Int.random(in: 1...8, using: &generator) {
         let bit = Int.random(in: 0..<(frame.payload.count * 8), using: &generator)
         frame.payload[bit / 8] ^= 1 << UInt8(bit % 8)
+        bits.append(bit)
       }
+      detail = "flipped bits \(bits.map { "\($0 / 8).\($0 % 8)" }.joined(separator: ", ")) (byte.bit)"
     case .truncate:
       frame.payload.removeLast(Int.random(in: 1...frame.payload.count, using: &generator))
+      detail = "cut to \(frame.payload.count) bytes"
     case .extend:
       frame.payload += randomBytes(count: Int.random(in: 1...64, using: &generator))
+      detail = "extended to \(frame.payload.count) bytes"
     case .kind:
       frame.kind ^= UInt8.random(in: 1...255, using: &generator)
+      detail = "kind now \(frame.kind)"
     case .replace:
       frame.payload = randomBytes(count: Int.random(in: 0...(frame.payload.count + 32), using: &generator))
+      detail = "replaced by \(frame.payload.count) random bytes"
     case .cut:
       // Promise 1…64 bytes more than the payload holds, and send at most what it holds.
-      let promised = Frame(kind: frame.kind, payload: frame.payload + [UInt8](repeating: 0, count: Int.random(in: 1...64, using: &generator)))
+      let extra = Int.random(in: 1...64, using: &generator)
+      let promised = Frame(kind: frame.kind, payload: frame.payload + [UInt8](repeating: 0, count: extra))
       var bytes: [UInt8] = []
       FramedConnection.append(promised, to: &bytes)
-      let sent = Frame.headerSize + Int.random(in: 0...frame.payload.count, using: &generator)
-      return .cut(Array(bytes.prefix(sent)))
+      let sent = Int.random(in: 0...frame.payload.count, using: &generator)
+      return (.cut(Array(bytes.prefix(Frame.headerSize + sent))), "header promises \(promised.payload.count) bytes, \(sent) follow")
     case .drop:
-      return .drop
+      return (.drop, "not forwarded")
     case .stall:
-      return .stall
+      return (.stall, "lane stopped")
     }
-    return .forward(frame)
+    return (.forward(frame), detail)
   }
 
   private mutating func randomBytes(count: Int) -> [UInt8] {

@@ -7,6 +7,8 @@ struct RelayOptions: Equatable {
       --kinds K,…  mutations to choose from: \(Mutation.allCases.map(\.rawValue).joined(separator: ", "))
                    (default: \(Mutation.standard.map(\.rawValue).joined(separator: ",")))
       --after K    leave the first K frames of each direction of each connection untouched
+      --lanes L,…  damage only these lanes: control-to-worker, control-to-host,
+                   effects-to-worker, effects-to-host (default: all four)
       --verbose    print one line per mutation on standard error
     Started by a host in place of WORKER, it starts WORKER itself and relays every frame between
     the two, damaging some.
@@ -16,6 +18,7 @@ struct RelayOptions: Equatable {
   var rate: Double
   var kinds: [Mutation] = Mutation.standard
   var untouched = 0
+  var lanes: Set<Lane> = Set(Lane.all)
   var isVerbose = false
   var worker: String
   var workerArguments: [String]
@@ -36,7 +39,7 @@ struct RelayOptions: Equatable {
       case "--verbose":
         isVerbose = true
         continue
-      case "--seed", "--rate", "--kinds", "--after":
+      case "--seed", "--rate", "--kinds", "--after", "--lanes":
         break
       default:
         throw UsageError("unknown option \"\(option)\"")
@@ -54,6 +57,14 @@ struct RelayOptions: Equatable {
       case "--after":
         guard let number = Int(value), number >= 0 else { throw UsageError("--after wants a count, not \"\(value)\"") }
         untouched = number
+      case "--lanes":
+        lanes = []
+        for name in value.split(separator: ",") {
+          guard let lane = Lane.all.first(where: { $0.name == name }) else {
+            throw UsageError("no lane called \"\(name)\"; there are \(Lane.all.map(\.name).joined(separator: ", "))")
+          }
+          lanes.insert(lane)
+        }
       default:
         kinds = []
         for name in value.split(separator: ",") {

@@ -17,6 +17,13 @@ struct Lane: Sendable, Hashable, CustomStringConvertible {
   }
 
   var description: String { "\(connection.rawValue) \(direction.rawValue)" }
+
+  /// The name `--lanes` takes: `effects-to-host`, say.
+  var name: String { "\(connection.rawValue)-to-\(direction == .toWorker ? "worker" : "host")" }
+
+  static let all = [Connection.control, .effects].flatMap { connection in
+    [Direction.toWorker, .toHost].map { Lane(connection: connection, direction: $0) }
+  }
 }
 
 /// What the relay did, for the summary it prints as it exits.
@@ -39,10 +46,7 @@ final class Tally: Sendable {
   var summary: String {
     counts.withLock { counts in
       let total = counts.frames.values.reduce(0, +)
-      let lanes = [Lane.Connection.control, .effects].flatMap { connection in
-        [Lane.Direction.toWorker, .toHost].map { Lane(connection: connection, direction: $0) }
-      }
-      let perLane = lanes.map { "\($0) \(counts.frames[$0, default: 0])" }.joined(separator: ", ")
+      let perLane = Lane.all.map { "\($0) \(counts.frames[$0, default: 0])" }.joined(separator: ", ")
       let mutated = counts.mutations.values.reduce(0, +)
       let perKind = Mutation.allCases.compactMap { kind in
         counts.mutations[kind].map { "\(kind.rawValue) \($0)" }
