@@ -10,8 +10,10 @@ import Transport
 /// ways with a seeded generator, and the host must neither crash nor hang, must report the
 /// damage as events, and must leave no process and no socket behind.
 ///
-/// `BULKHEAD_CHAOS_FRAMES` sets how many frames each test relays (default 4,000); `BULKHEAD_CHAOS_LOG=1` echoes every relay line,
-/// mutations included, to standard error as it comes, so that a crash shows which frame did it.
+/// `BULKHEAD_CHAOS_FRAMES` sets how many frames each test relays (default 4,000; 1,000,000 for
+/// a soak by hand); `BULKHEAD_CHAOS_LOG=1` echoes every relay line, mutations included, to
+/// standard error as it comes, so that a crash or hang shows which frame did it;
+/// `BULKHEAD_CHAOS_DEADLINE` is the seconds a send may take before it counts as hung.
 @MainActor
 @Suite(.serialized) struct ChaosRelayTests {
   @Test func twoCountersSurviveDamagedFrames() async throws {
@@ -88,6 +90,28 @@ import Transport
     }
   }
 
+  /// Reduced from `effectStreamsSurviveDamagedFrames` (its hangs all followed a flip on the
+  /// effects connection): one flipped bit in an effect message that still decodes strands
+  /// the host's proxy, and the one `send` never finishes.
+  /// - seed 6, effects-to-worker: the first frame, `start(run: 1)` (kind 34, bytes [tag, 1]),
+  ///   has bit 1.6 flipped: the worker is told to start run 65, which it does not have; the
+  ///   host's proxy for run 1 waits for actions that never come.
+  /// - seed 9, effects-to-host: the worker's first `action(run: 1, sequence: 1, …)` has bit 2.2
+  ///   flipped, sequence 1 becomes 5: the host answers `processed(sequence: 5)`, the worker's
+  ///   body waits for `processed(sequence: 1)` for ever, and never sends `finished`.
+  /// Only `frames: 1`: one action, every frame of the lane flipped.
+  @Test(.disabled("needs request deadlines"), arguments: zip(["effects-to-worker", "effects-to-host"], [6, 9] as [UInt64]))
+  func aFlippedEffectMessageEndsOrRestartsTheEffect(lane: String, seed: UInt64) async throws {
+    try await run(
+      app: "payload", placement: "store\n", seed: seed, rate: 1, kinds: "flip", lanes: lane, untouched: 0,
+      frames: 1
+    ) { composition in
+      Store(initialState: Payload.State()) { composition.compose(Payload()) }
+    } next: { _, _ in
+      .store(.stream(count: 1))
+    }
+  }
+
   // MARK: - Running a composition behind the relay
 
   /// Frames each test relays: `BULKHEAD_CHAOS_FRAMES`, or a count CI runs quickly.
@@ -95,8 +119,16 @@ import Transport
     ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_FRAMES"].flatMap { Int($0) } ?? 4_000
   }
 
-  /// How long one `send` (and its effects) may take before the test calls it a hang.
-  private static let sendDeadline: Duration = .seconds(30)
+  /// `BULKHEAD_CHAOS_SEED`, which replaces every test's base seed: to look for failures.
+  private static var seedOverride: UInt64? {
+    ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_SEED"].flatMap { UInt64($0) }
+  }
+
+  /// How long one `send` (and its effects) may take before the test calls it a hang:
+  /// `BULKHEAD_CHAOS_DEADLINE` seconds, 30 by default.
+  private static var sendDeadline: Duration {
+    .seconds(ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_DEADLINE"].flatMap { Int($0) } ?? 30)
+  }
 
   /// Runs `app` with `placement`, every worker behind a relay that damages frames at `rate`,
   /// sending actions from `next` until the relays report `frames` frames (or, should they
@@ -105,11 +137,12 @@ import Transport
   @discardableResult
   private func run<State: Sendable, Action: Sendable>(
     app: String, placement: String, seed: UInt64, rate: Double, kinds: String? = nil,
-    frames: Int = frameTarget, expectsDamage: Bool = true,
+    lanes: String? = nil, untouched: Int = 1, frames: Int = frameTarget, expectsDamage: Bool = true,
     store makeStore: (Composition) -> Store<State, Action>,
     next: (State, inout SeededGenerator) -> Action
   ) async throws -> Store<State, Action> {
     let started = ContinuousClock.now
+    let seed = Self.seedOverride ?? seed
     let events = Events()
     let relays = RelayOutput(echo: ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_LOG"] == "1")
     let launches = Mutex<UInt64>(0)
@@ -120,8 +153,8 @@ import Transport
         defer { count += 1 }
         return count
       }
-      return ["--seed", "\(seed &+ launch)", "--rate", "\(rate)", "--after", "1", "--verbose"]
-        + (kinds.map { ["--kinds", $0] } ?? [])
+      return ["--seed", "\(seed &+ launch)", "--rate", "\(rate)", "--after", "\(untouched)", "--verbose"]
+        + (kinds.map { ["--kinds", $0] } ?? []) + (lanes.map { ["--lanes", $0] } ?? [])
         + ["--", workerExecutable.path, "--app", app, "--boundary", boundary]
     }
     guard let example = ExampleApp.named(app) else { throw DistributionError.unknownBoundary(app, known: []) }
