@@ -40,6 +40,8 @@ let package = Package(
     .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples", "Transport"]),
     // Restarts and retires workers in a process of its own and reports what the host holds.
     .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "Examples"]),
+    // Stands in for a worker and relays its frames to the host, damaging some: for chaos tests.
+    .executableTarget(name: "chaos-relay", dependencies: ["Transport"]),
     .executableTarget(
       name: "bulkhead-benchmark",
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
@@ -52,7 +54,7 @@ let package = Package(
       name: "DistributionTests",
       dependencies: [
         "Bulkhead", "BulkheadTesting", "ExampleScripts", "Examples", "Transport", "child-worker",
-        "parent-host", "bulkhead-soak",
+        "parent-host", "bulkhead-soak", "chaos-relay",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],
