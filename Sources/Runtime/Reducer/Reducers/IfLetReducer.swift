@@ -40,7 +40,8 @@ extension Reducer {
   }
 
   /// Presents ephemeral state such as an alert: no child reducer, and the state is set to nil
-  /// after any of its actions, including `.dismiss`.
+  /// after any of its actions, including `.dismiss`: after this reducer (the parent) ran, so
+  /// it still sees the alert, and only if the parent did not replace it with another alert.
   ///
   /// ```swift
   /// Reduce { state, action in ... }
@@ -75,6 +76,12 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let identityBefore = childIdentity(in: state)
     let parentEffects = parent.reduce(into: &state, action: action)
     let identityAfter = childIdentity(in: state)
+    if isEphemeral, identityBefore != nil, identityBefore == identityAfter,
+      toChildAction.extract(from: action) != nil
+    {
+      // Dismissed after the parent saw it. Ephemeral state runs no effects: nothing to cancel.
+      state[keyPath: toChildState] = nil
+    }
     if let identityBefore, identityBefore != identityAfter {
       BoundaryContext.childRemoved(atBoundary: toChildAction.staticName)
     }
@@ -103,7 +110,6 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         atBoundary: toChildAction.name(in: action), into: &state[keyPath: toChildState]!,
         action: childAction)
     }
-    if isEphemeral { state[keyPath: toChildState] = nil }
     return effects.map(toChildAction.embedder).cancellable(childAt: path)
   }
 
