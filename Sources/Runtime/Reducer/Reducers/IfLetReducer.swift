@@ -114,26 +114,23 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   }
 
   private func reportMissingChild(_ action: Parent.Action) {
-    RuntimeWarning.report(
-      """
-      An "ifLet" at \(location) received a child action when child state was "nil". …
-
-        Action:
-          \(action)
-
-      This is generally considered an application logic error, and can happen for a few \
-      reasons:
-
-      • A parent reducer set child state to "nil" before this reducer ran. This reducer must \
-      run before any other reducer sets child state to "nil". This ensures that child \
-      reducers can handle their actions while their state is still available.
-
-      • An in-flight effect emitted this action when child state was "nil". While it may be \
-      perfectly reasonable to ignore this action, consider canceling the associated effect \
-      before child state becomes "nil", especially if it is a long-living effect.
-
-      • This action was sent to the store while state was "nil". Make sure that actions for \
-      this reducer can only be sent from a view store when state is non-"nil".
-      """, at: location)
+    OperatorWarning.missingChild(
+      headline: """
+        An "ifLet" at \(location) received a child action when child state was "nil"
+        """,
+      boundary: toChildAction.name(in: action), details: ["Action": "\(action)"],
+      causes: [
+        """
+        The parent set the child state to nil before this "ifLet" ran. To fix it, let the child \
+        run first: apply ".ifLet" to the reducer that changes the state, which then runs after \
+        the child.
+        """,
+        """
+        An effect outlived the child. Effects the child returned are cancelled when this \
+        "ifLet" sees the child go; to fix it, give other effects ".cancellable(id:)" and cancel \
+        them when the child is dismissed.
+        """,
+        OperatorWarning.sentFromOutside,
+      ], at: location)
   }
 }
