@@ -34,7 +34,7 @@ import Synchronization
 
   /// Returns once the executor is settled: every effect finished or waiting on something
   /// outside, no action on its way to the store, no work in a worker unsettled.
-  func waitUntilSettled() async {
+  @_spi(Testing) public func waitUntilSettled() async {
     while true {
       let generation = settling.generation
       if isSettled { return }
