@@ -27,6 +27,7 @@ public final class TestClock: Clock, Sendable {
   public struct Instant: InstantProtocol {
     let offset: Duration
 
+    /// The instant `offset` after the clock's start.
     public init(offset: Duration = .zero) { self.offset = offset }
 
     public func advanced(by duration: Duration) -> Self { Self(offset: offset + duration) }
@@ -70,7 +71,13 @@ public final class TestClock: Clock, Sendable {
   }
 
   /// The clock's current time; it moves only when advanced.
+  ///
+  /// ```swift
+  /// #expect(clock.now == TestClock.Instant(offset: .seconds(2)))
+  /// ```
   public var now: Instant { timeline.withLock { $0.now } }
+
+  /// Zero: the test clock wakes each sleep exactly at its deadline.
   public var minimumResolution: Duration { .zero }
 
   /// How many sleeps are waiting for the clock to move.

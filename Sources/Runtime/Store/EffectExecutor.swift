@@ -34,6 +34,11 @@ import Synchronization
 
   /// Returns once the executor is settled: every effect finished or waiting on something
   /// outside, no action on its way to the store, no work in a worker unsettled.
+  ///
+  /// ```swift
+  /// store.send(.start)
+  /// await executor.waitUntilSettled()  // the effect has reached its first sleep
+  /// ```
   @_spi(Testing) public func waitUntilSettled() async {
     while true {
       let generation = settling.generation
