@@ -102,7 +102,8 @@ public final class Store<State, Action: Sendable> {
     return StoreTask(process(action, in: nil))
   }
 
-  /// Calls `observer` with the state after each `send`.
+  /// Calls `observer` with the state after each `send`. Observers run before the store is
+  /// done with the action: an action they send is queued behind it and reported.
   ///
   /// ```swift
   /// store.observe { print("count:", $0.count) }
