@@ -33,9 +33,21 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// The state as of the last asserted action.
   public private(set) var state: State
 
-  private let store: Store<State, TestAction<Action>>
+  /// The dependencies of the steps to come: a change applies to the reducer, and to the
+  /// effects it creates, from the next `send` or received action on.
+  ///
+  /// ```swift
+  /// store.dependencies.date = .constant(Date(timeIntervalSince1970: 60))
+  /// await store.send(.stamp) { $0.stampedAt = Date(timeIntervalSince1970: 60) }
+  /// ```
+  public var dependencies: DependencyValues {
+    get { store.dependencies }
+    set { store.dependencies = newValue }
+  }
+
+  let store: Store<State, TestAction<Action>>
   private let executor = EffectExecutor()
-  private let recorder: TestRecorder<State, Action>
+  let recorder: TestRecorder<State, Action>
   private let endChecks: Mutex<EndChecks>
 
   /// A test store for `reducer` starting at `initialState`. Dependencies take their test
@@ -83,7 +95,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
         To fix, assert on each action with "receive", or call "skipReceivedActions".
         """, at: checks.location)
     }
-    let running = store.runningEffectCount
+    let running = store.trackedEffectCount
     if running > 0 {
       reportIssue(
         """
@@ -123,7 +135,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
           \(unreceived.map { "  \(describe($0.action))" }.joined(separator: "\n"))
           """, at: location)
       }
-      skipReceivedActions()
+      acceptReceivedActions()
     }
     let task = withRuntimeWarningHandler({ reportIssue($0.message, at: location) }) {
       store.send(.sent(action))
@@ -196,45 +208,25 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
   }
 
-  /// Waits until every effect has finished, failing if some are still running after the
-  /// timeout.
+  /// Waits for an effect to deliver an action for which `isMatching` is true, and asserts
+  /// how it changed the state.
   ///
   /// ```swift
-  /// await store.send(.task)
-  /// await store.receive(.loaded) { $0.isLoading = false }
-  /// await store.finish()
+  /// await store.receive({ if case .searchResponse = $0 { true } else { false } }) {
+  ///   $0.results = ["Blob"]
+  /// }
   /// ```
-  public func finish(
+  public func receive(
+    _ isMatching: (_ action: Action) -> Bool,
+    assert updateStateToExpectedResult: ((inout State) throws -> Void)? = nil,
     timeout: Duration? = nil,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath,
     line: UInt = #line, column: UInt = #column
   ) async {
-    let timeout = timeout ?? self.timeout
-    let finished = await store.wait(until: { [store] in store.runningEffectCount == 0 }, timeout: timeout)
-    guard !finished else { return }
-    reportIssue(
-      """
-      Expected effects to finish, but \(store.runningEffectCount) still running after \
-      \(timeout). …
-
-      An effect may be waiting on a clock that the test must advance, or on a dependency that \
-      never answers.
-      """,
+    await receive(
+      describing: "an action matching the predicate", matching: isMatching,
+      updateStateToExpectedResult, timeout: timeout,
       at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-  }
-
-  /// Accepts the actions received so far without asserting on them.
-  public func skipReceivedActions() {
-    if let last = recorder.received.last { state = last.state }
-    recorder.received.removeAll()
-    updateEndChecks()
-  }
-
-  /// Cancels the effects still running, without asserting on them, and waits until they
-  /// have stopped.
-  public func skipInFlightEffects() async {
-    store.cancelAllEffects()
-    _ = await store.wait(until: { [store] in store.runningEffectCount == 0 }, timeout: timeout)
   }
 
   private func receive(
@@ -248,8 +240,8 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     let arrived = await store.wait(
       until: { [recorder, store, exhaustivity] in
         exhaustivity == .on
-          ? !recorder.received.isEmpty || store.runningEffectCount == 0
-          : recorder.received.contains { matches($0.action) } || store.runningEffectCount == 0
+          ? !recorder.received.isEmpty || store.trackedEffectCount == 0
+          : recorder.received.contains { matches($0.action) } || store.trackedEffectCount == 0
       }, timeout: timeout)
     if exhaustivity == .off {
       while let first = recorder.received.first, !matches(first.action) {
@@ -260,7 +252,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       let reason =
         arrived
         ? "no effect is running that could send it"
-        : "none arrived within \(timeout) while \(store.runningEffectCount) effects ran"
+        : "none arrived within \(timeout) while \(store.trackedEffectCount) effects ran"
       reportIssue("Expected to receive \(expected), but \(reason).", at: location)
       return
     }
@@ -284,7 +276,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
 
   /// Waits until every effect has reached its next suspension or finished, so that what the
   /// test does next (advancing a clock, sending) happens after everything already due.
-  private func settle() async {
+  func settle() async {
     _ = await store.wait(until: { [executor] in executor.isSettled }, timeout: timeout)
   }
 
@@ -300,7 +292,18 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       reportIssue("Threw error: \(error)", at: location)
       return
     }
-    guard expected != actual else { return }
+    guard expected != actual else {
+      if exhaustivity == .on, updateStateToExpectedResult != nil, actual == previous {
+        reportIssue(
+          """
+          Expected the state to change, but it did not: the assertion closure made no \
+          observable change. …
+
+          If no change is expected, omit the closure: "await store.send(action)".
+          """, at: location)
+      }
+      return
+    }
     let headline =
       updateStateToExpectedResult == nil
       ? "State was not expected to change, but a change occurred: …"
@@ -315,122 +318,26 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       """, at: location)
   }
 
-  private func updateEndChecks() {
+  /// Takes the actions received so far as asserted, with the state after the last one.
+  func acceptReceivedActions() {
+    if let last = recorder.received.last { state = last.state }
+    recorder.received.removeAll()
+    updateEndChecks()
+  }
+
+  func updateEndChecks() {
     let unreceived = recorder.received.map { describe($0.action) }
     endChecks.withLock { $0.unreceived = unreceived }
   }
 }
 
-/// The effects started by one `TestStore.send`.
-public struct TestStoreTask: Sendable {
-  let task: StoreTask
-  fileprivate let waitForFinish: @MainActor @Sendable (Duration) async -> Bool
-  private let timeout: Duration
-
-  fileprivate init<State, Action>(
-    task: StoreTask, store: Store<State, TestAction<Action>>, timeout: Duration
-  ) {
-    self.task = task
-    self.timeout = timeout
-    self.waitForFinish = { [task] timeout in
-      await withTaskGroup(of: Bool.self) { group in
-        group.addTask { await task.finish(); return true }
-        group.addTask {
-          try? await Task.sleep(for: timeout)
-          return false
-        }
-        let result = await group.next() ?? false
-        group.cancelAll()
-        return result
-      }
-    }
-  }
-
-  /// Cancels the effects and waits until they have stopped.
-  public func cancel() async {
-    task.cancel()
-    await task.finish()
-  }
-
-  /// Waits for the effects to finish, failing if they are still running after the timeout.
-  public func finish(
-    timeout: Duration? = nil,
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath,
-    line: UInt = #line, column: UInt = #column
-  ) async {
-    let timeout = timeout ?? self.timeout
-    guard await !waitForFinish(timeout) else { return }
-    reportIssue(
-      "Expected the effects of this action to finish, but they still ran after \(timeout).",
-      at: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-  }
-
-  /// True when the effects were cancelled.
-  public var isCancelled: Bool { task.isCancelled }
-}
-
-/// An action as the test store sees it: sent by the test, or received from an effect.
-enum TestAction<Action: Sendable>: Sendable {
-  case sent(Action)
-  case received(Action)
-}
-
-/// What the test store's reducer saw; read and written on the main actor only.
-@MainActor
-final class TestRecorder<State, Action> {
-  var received: [(action: Action, state: State)] = []
-  var stateAfterSend: State?
-}
-
 /// The facts a test store checks when it is dropped, kept where `deinit` can read them.
-private struct EndChecks: Sendable {
+struct EndChecks: Sendable {
   let location: TestLocation
   var exhaustivity = Exhaustivity.on
   var unreceived: [String] = []
 }
 
-/// Runs the feature's reducer, recording the state after each action and each action that
-/// came from an effect. Its conformance is isolated to the main actor, where stores run.
-private struct TestReducer<Base: Reducer>: @MainActor Reducer {
-  let base: Base
-  let recorder: TestRecorder<Base.State, Base.Action>
-
-  @MainActor
-  func reduce(
-    into state: inout Base.State, action: TestAction<Base.Action>
-  ) -> Effect<TestAction<Base.Action>> {
-    switch action {
-    case let .sent(action):
-      let effects = base.reduce(into: &state, action: action)
-      recorder.stateAfterSend = state
-      return effects.map(TestAction.received)
-    case let .received(action):
-      let effects = base.reduce(into: &state, action: action)
-      recorder.received.append((action, state))
-      return effects.map(TestAction.received)
-    }
-  }
-}
-
-extension Store {
-  /// Waits until `condition` holds or `timeout` passes; returns whether it holds. Wakes only
-  /// when an action was processed, an effect finished or the deadline came.
-  func wait(until condition: () -> Bool, timeout: Duration) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    let alarm = Task { [weak self] in
-      try? await Task.sleep(until: deadline, clock: .continuous)
-      self?.signalChange()
-    }
-    defer { alarm.cancel() }
-    while true {
-      let generation = changeGeneration
-      if condition() { return true }
-      if ContinuousClock.now >= deadline { return false }
-      await waitForChange(after: generation)
-    }
-  }
-}
-
-private func describe(_ value: Any) -> String {
+func describe(_ value: Any) -> String {
   render(value).joined(separator: "\n")
 }

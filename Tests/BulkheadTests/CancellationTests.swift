@@ -106,7 +106,7 @@ private struct Parent: Reducer {
     await store.send(.rows(.element(id: 1, action: .start)))
     await store.send(.rows(.element(id: 2, action: .start)))
     await store.send(.rows(.element(id: 2, action: .stop)))
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.rows(.element(id: 1, action: .tick))) { $0.rows[id: 1]?.ticks = 1 }
     await store.send(.rows(.element(id: 1, action: .stop)))
     await store.finish()
@@ -117,7 +117,7 @@ private struct Parent: Reducer {
     await store.send(.start)
     await store.send(.present(7)) { $0.child = Ticker.State(id: 7) }
     await store.send(.child(.stop))
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.tick) { $0.ticks = 1 }
     await store.send(.stopAll)
     await store.finish()
@@ -144,7 +144,7 @@ private struct Parent: Reducer {
     await store.send(.rows(.element(id: 1, action: .start)))
     await store.send(.rows(.element(id: 2, action: .start)))
     await store.send(.removeRow(1)) { $0.rows.remove(id: 1) }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.rows(.element(id: 2, action: .tick))) { $0.rows[id: 2]?.ticks = 1 }
     await store.send(.removeRow(2)) { $0.rows.remove(id: 2) }
     await store.finish()
@@ -153,9 +153,9 @@ private struct Parent: Reducer {
   @Test func cancelInFlightRestartsTheEffect() async {
     let store = makeStore()
     await store.send(.rows(.element(id: 1, action: .start)))
-    clock.advance(by: .milliseconds(500))
+    await clock.advance(by: .milliseconds(500))
     await store.send(.rows(.element(id: 1, action: .start)))
-    clock.advance(by: .milliseconds(500))
+    await clock.advance(by: .milliseconds(500))
     await store.send(.rows(.element(id: 1, action: .stop)))
     await store.finish()
   }
@@ -167,7 +167,7 @@ private struct Parent: Reducer {
     await second.send(.start)
     await first.send(.stopAll)
     await first.finish()
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await second.receive(.tick) { $0.ticks = 1 }
     await second.send(.stopAll)
     await second.finish()

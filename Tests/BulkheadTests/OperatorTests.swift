@@ -189,3 +189,62 @@ private enum ScreenAction: Equatable, Sendable {
   }
 }
 
+
+/// A document that is not `Equatable`: only its id says whether it changed.
+private struct Document {
+  var id: Int
+  var title: String
+}
+
+private struct Editor: Reducer {
+  struct State { var document = Document(id: 1, title: ""); var opened: [Int] = [] }
+  enum Action: Sendable { case rename(String), open(Int) }
+
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      switch action {
+      case let .rename(title): state.document.title = title
+      case let .open(id): state.document = Document(id: id, title: "")
+      }
+      return .none
+    }
+    .onChange(of: \.document, removeDuplicates: { $0.id == $1.id }) { _, document in
+      Reduce { state, _ in
+        state.opened.append(document.id)
+        return .none
+      }
+    }
+  }
+}
+
+@MainActor
+@Suite struct OnChangeTests {
+  @Test func removeDuplicatesDecidesWhatCountsAsAChange() {
+    let store = Store(initialState: Editor.State()) { Editor() }
+    store.send(.rename("Draft"))
+    #expect(store.state.opened == [])
+    store.send(.open(2))
+    #expect(store.state.opened == [2])
+  }
+}
+
+@MainActor
+@Suite struct WarningTextTests {
+  @Test func operatorWarningsNameTheBoundaryAndSayHowToFixWithoutTCAisms() {
+    let store = Store(initialState: Host.State()) { Host() }
+    let reported = warnings {
+      store.send(.child(.ping))
+      store.send(.rows(.element(id: 9, action: .ping)))
+    }
+    #expect(reported.count == 2)
+    for warning in reported {
+      #expect(!warning.message.contains("view store"))
+      #expect(!warning.message.contains("SwiftUI"))
+      #expect(warning.message.contains("BulkheadTests/OperatorTests.swift:"))
+      #expect(warning.message.contains("To fix it"))
+    }
+    #expect(reported.first?.message.contains("Boundary: child") == true)
+    #expect(reported.last?.message.contains("Boundary: rows") == true)
+    #expect(reported.last?.message.contains("Element: 9") == true)
+  }
+}

@@ -66,7 +66,7 @@ private func expectFailure(
     await store.send(.incrementLater)
     await store.receive(.response(42)) { $0.count = 42 }
     await store.send(.incrementLater)
-    await store.receive(Feature.Action.response) { $0.count = 42 }
+    await store.receive(Feature.Action.response)
     await store.send(.incrementLater)
     await store.receive(Feature.Action.response, 42)
   }
@@ -106,7 +106,7 @@ private func expectFailure(
     let store = TestStore(initialState: Feature.State()) { Feature() }
     await store.send(.incrementLater)
     await store.finish()
-    store.skipReceivedActions()
+    await store.skipReceivedActions()
     await store.send(.increment) { $0.count = 43 }
   }
 

@@ -118,26 +118,26 @@ import Testing
     await store.send(.addTimerTapped) { $0.timers.append(Timers.Timer.State(id: 2)) }
     // When `send` returns, the worker's effect has asked the host to sleep on the test clock.
     await store.send(.timers(.element(id: 1, action: .startTapped))) { $0.timers[id: 1]?.isRunning = true }
-    clock.advance(by: .milliseconds(999))
-    clock.advance(by: .milliseconds(1))
+    await clock.advance(by: .milliseconds(999))
+    await clock.advance(by: .milliseconds(1))
     await store.receive(.timers(.element(id: 1, action: .tick))) {
       $0.timers[id: 1]?.ticks = 1
       $0.totalTicks = 1
     }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.timers(.element(id: 1, action: .tick))) {
       $0.timers[id: 1]?.ticks = 2
       $0.totalTicks = 2
     }
     await store.send(.timers(.element(id: 1, action: .stopTapped))) { $0.timers[id: 1]?.isRunning = false }
     await store.send(.timers(.element(id: 2, action: .startTapped))) { $0.timers[id: 2]?.isRunning = true }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.timers(.element(id: 2, action: .tick))) {
       $0.timers[id: 2]?.ticks = 1
       $0.totalTicks = 3
     }
     await store.send(.removeTimerTapped(id: 2)) { $0.timers.remove(id: 2) }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 }

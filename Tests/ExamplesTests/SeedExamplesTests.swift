@@ -171,7 +171,7 @@ import Testing
     await store.send(.addTimerTapped) { $0.timers.append(Timers.Timer.State(id: 2)) }
     await store.send(.timers(.element(id: 1, action: .startTapped))) { $0.timers[id: 1]?.isRunning = true }
     await store.send(.timers(.element(id: 2, action: .startTapped))) { $0.timers[id: 2]?.isRunning = true }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.timers(.element(id: 1, action: .tick))) {
       $0.timers[id: 1]?.ticks = 1
       $0.totalTicks = 1
@@ -181,7 +181,7 @@ import Testing
       $0.totalTicks = 2
     }
     await store.send(.removeTimerTapped(id: 1)) { $0.timers.remove(id: 1) }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.timers(.element(id: 2, action: .tick))) {
       $0.timers[id: 2]?.ticks = 2
       $0.totalTicks = 3

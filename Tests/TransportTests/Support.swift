@@ -21,9 +21,7 @@ func procEntries(_ path: String) -> [String] {
   let own = dirfd(directory)
   var names: [String] = []
   while let entry = readdir(directory) {
-    let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-      String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-    }
+    let name = entryName(entry)
     if name != "." && name != ".." && name != String(own) { names.append(name) }
   }
   closedir(directory)

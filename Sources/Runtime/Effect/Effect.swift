@@ -64,6 +64,9 @@ public struct Effect<Action: Sendable>: Sendable {
     let location = SourceLocation(fileID: fileID, line: line)
     return Self(
       .run(priority: priority) { send in
+        let lifetime = EffectLifetime()
+        defer { lifetime.end() }
+        let send = send.reportingUse(after: lifetime, of: location)
         await DependencyValues.$current.withValue(dependencies) {
           do {
             try await operation(send)
@@ -73,10 +76,10 @@ public struct Effect<Action: Sendable>: Sendable {
             guard let handler else {
               RuntimeWarning.report(
                 """
-                An "Effect.run" returned from \(location) threw an unhandled error: \(error)
+                An "Effect.run" at \(location) threw an unhandled error: \(error)
 
-                All non-cancellation errors must be explicitly handled via the "catch" \
-                parameter on "Effect.run", or via a "do" block.
+                To fix it, handle the error with the "catch:" closure of "Effect.run" (for \
+                example by sending a failure action), or with "do"/"catch" inside the effect.
                 """, at: location)
               return
             }

@@ -1,7 +1,9 @@
 /// Sends actions from an effect back into the store that started it.
 ///
 /// `await send(action)` returns after the store has processed `action`. Actions sent after
-/// the effect was cancelled are dropped, so a cancelled effect cannot change state.
+/// the effect was cancelled are dropped — checked again by the store as the action is
+/// delivered, so an effect cancelled while its action waited for the store (by the action
+/// just before it) changes nothing either.
 ///
 /// ```swift
 /// return .run { send in
@@ -13,6 +15,10 @@ public struct Send<Action: Sendable>: Sendable {
   let executor: EffectExecutor?
 
   /// A `Send` that hands each action to `send`; useful for driving effects by hand.
+  ///
+  /// ```swift
+  /// let send = Send<Action> { action in received.append(action) }
+  /// ```
   public init(send: @escaping @MainActor @Sendable (Action) -> Void) {
     self.init(send: send, executor: nil)
   }
@@ -29,6 +35,10 @@ public struct Send<Action: Sendable>: Sendable {
   }
 
   /// Sends `action` to the store, unless the effect has been cancelled.
+  ///
+  /// ```swift
+  /// await send(.timerTicked)
+  /// ```
   public func callAsFunction(_ action: Action) async {
     guard !Task.isCancelled else { return }
     executor?.sendDidStart()

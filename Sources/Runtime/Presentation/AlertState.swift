@@ -1,3 +1,5 @@
+import Foundation
+
 /// State that is presented and then dismissed as soon as the user acts on it, such as an
 /// alert. `ifLet` with no child reducer sets it to nil after any of its actions.
 public protocol EphemeralState<Action>: Sendable {
@@ -52,7 +54,10 @@ extension ButtonState: Codable where Action: Codable {}
 ///   ButtonState(role: .destructive, action: .confirmDeletion) { TextState("Delete") }
 /// }
 /// ```
-public struct AlertState<Action: Sendable>: EphemeralState {
+public struct AlertState<Action: Sendable>: EphemeralState, Identifiable {
+  /// Which alert this is: a new one for each alert made, so a parent that replaces an alert
+  /// with an equal-looking one still shows a new alert. Equality ignores it.
+  public let id: UUID
   public let title: TextState
   public let message: TextState?
   public let buttons: [ButtonState<Action>]
@@ -62,15 +67,33 @@ public struct AlertState<Action: Sendable>: EphemeralState {
     @ButtonStateBuilder<Action> actions: () -> [ButtonState<Action>] = { [] },
     message: (() -> TextState)? = nil
   ) {
+    self.id = UUID()
     self.title = title()
     self.buttons = actions()
     self.message = message?()
   }
 }
 
-extension AlertState: Equatable where Action: Equatable {}
-extension AlertState: Hashable where Action: Hashable {}
+extension AlertState: Equatable where Action: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.title == rhs.title && lhs.message == rhs.message && lhs.buttons == rhs.buttons
+  }
+}
+extension AlertState: Hashable where Action: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(title)
+    hasher.combine(message)
+    hasher.combine(buttons)
+  }
+}
 extension AlertState: Codable where Action: Codable {}
+
+extension AlertState: CustomReflectable {
+  /// What test failures and dumps show: the content, without the identity.
+  public var customMirror: Mirror {
+    Mirror(self, children: ["title": title, "message": message as Any, "buttons": buttons])
+  }
+}
 
 /// Collects the buttons of an alert.
 @resultBuilder

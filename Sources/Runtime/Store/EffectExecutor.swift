@@ -18,12 +18,33 @@ import Synchronization
 
   private let state = Mutex(State())
   private let queue = DispatchQueue(label: "bulkhead.effects")
+  /// Fires whenever the executor may have settled, for `waitUntilSettled()`.
+  private let settling = ChangeSignal()
+
+  /// The executor of the effect running now, if it runs on one: a `TestClock` notes it for
+  /// each sleep, so that after waking a sleep it can wait for what the effect does next.
+  @TaskLocal static var current: EffectExecutor?
 
   public init() {}
 
   /// True when no effect job is queued or running and no effect is sending an action.
   public var isSettled: Bool {
     state.withLock { !$0.isRunning && $0.jobs.isEmpty && $0.sendsInFlight == 0 }
+  }
+
+  /// Returns once the executor is settled: every effect finished or waiting on something
+  /// outside, no action on its way to the store, no work in a worker unsettled.
+  ///
+  /// ```swift
+  /// store.send(.start)
+  /// await executor.waitUntilSettled()  // the effect has reached its first sleep
+  /// ```
+  @_spi(Testing) public func waitUntilSettled() async {
+    while true {
+      let generation = settling.generation
+      if isSettled { return }
+      await settling.wait(after: generation)
+    }
   }
 
   /// Called whenever the executor may have settled.
@@ -46,6 +67,7 @@ import Synchronization
       job.runSynchronously(on: asUnownedTaskExecutor())
     }
     state.withLock { $0.onChange }?()
+    settling.fire()
   }
 
   private func nextJob() -> UnownedJob? {
@@ -81,5 +103,6 @@ import Synchronization
       return state.onChange
     }
     onChange?()
+    settling.fire()
   }
 }

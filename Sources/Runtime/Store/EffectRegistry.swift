@@ -8,6 +8,9 @@ final class EffectRegistry: Sendable {
   private struct Entry {
     let keys: [CancelKey]
     let task: Task<Void, Never>
+    let group: EffectGroup?
+    /// False once a test store stopped waiting for it (`skipInFlightEffects`).
+    var isTracked = true
   }
 
   private struct Storage {
@@ -29,21 +32,40 @@ final class EffectRegistry: Sendable {
   /// How many effects are running.
   var count: Int { storage.withLock { $0.entries.count } }
 
-  /// Starts `operation` as a task registered under `keys`.
-  func start(
-    keys: [CancelKey], priority: TaskPriority?, operation: @escaping @Sendable () async -> Void
-  ) -> Task<Void, Never> {
+  /// How many running effects a test store still waits for.
+  var trackedCount: Int { storage.withLock { $0.entries.values.count(where: \.isTracked) } }
+
+  /// Stops waiting for the effects running now, without cancelling them.
+  func untrackAll() {
     storage.withLock { storage in
+      for id in storage.entries.keys { storage.entries[id]?.isTracked = false }
+    }
+  }
+
+  /// Starts `operation` as a task registered under `keys`, in `group` if there is one.
+  @discardableResult
+  func start(
+    keys: [CancelKey], priority: TaskPriority?, group: EffectGroup? = nil,
+    operation: @escaping @Sendable () async -> Void
+  ) -> Task<Void, Never> {
+    let (task, joinedCancelledGroup) = storage.withLock { storage in
       let id = storage.nextID
       storage.nextID += 1
       // Created under the lock so that the task cannot finish before it is registered.
-      let task = Task(executorPreference: executor, priority: priority) {
-        await operation()
+      let task = Task(executorPreference: executor, priority: priority) { [executor] in
+        if let executor {
+          // Tells a test clock which executor to wait on after waking this effect's sleeps.
+          await EffectExecutor.$current.withValue(executor, operation: operation)
+        } else {
+          await operation()
+        }
         self.finish(id)
       }
-      storage.entries[id] = Entry(keys: keys, task: task)
-      return task
+      storage.entries[id] = Entry(keys: keys, task: task, group: group)
+      return (task, group?.insert(task, id: id) ?? false)
     }
+    if joinedCancelledGroup { task.cancel() }
+    return task
   }
 
   /// Cancels the effects that `key` reaches: same identifier, at its place or below.
@@ -68,7 +90,7 @@ final class EffectRegistry: Sendable {
   }
 
   private func finish(_ id: Int) {
-    storage.withLock { _ = $0.entries.removeValue(forKey: id) }
+    storage.withLock { $0.entries.removeValue(forKey: id) }?.group?.remove(id: id)
     changes.fire()
   }
 }

@@ -15,7 +15,9 @@ public final class Store<State, Action: Sendable> {
   public private(set) var state: State
 
   private let reducer: (inout State, Action) -> Effect<Action>
-  private let dependencies: DependencyValues
+  /// The dependencies the reducer runs with, and the effects it creates capture. A test
+  /// store changes them between steps.
+  @_spi(Testing) public var dependencies: DependencyValues
   private var buffer: [Action] = []
   private var isSending = false
   private var observers: [(State) -> Void] = []
@@ -23,6 +25,12 @@ public final class Store<State, Action: Sendable> {
 
   /// A store for `reducer` starting from `initialState`, with dependencies changed by
   /// `prepareDependencies`.
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Feature.State()) { Feature() } withDependencies: {
+  ///   $0.uuid = .incrementing
+  /// }
+  /// ```
   public convenience init<R: Reducer<State, Action>>(
     initialState: State,
     @ReducerBuilder<State, Action> reducer: () -> R,
@@ -35,6 +43,11 @@ public final class Store<State, Action: Sendable> {
 
   /// A store whose effects run on `effectExecutor`, so that a test can wait for them to
   /// settle.
+  ///
+  /// ```swift
+  /// let store = Store(initialState: .init(), reducer: { Feature() },
+  ///                   withDependencies: { _ in }, effectExecutor: EffectExecutor())
+  /// ```
   @_spi(Testing) public init<R: Reducer<State, Action>>(
     initialState: State,
     @ReducerBuilder<State, Action> reducer: () -> R,
@@ -57,66 +70,140 @@ public final class Store<State, Action: Sendable> {
   /// Processes `action`, and the actions its effects send synchronously, then tells the
   /// observers.
   ///
-  /// - Returns: The effects started, to await or cancel.
+  /// Called while the store is processing an action (from an observer, say), it queues
+  /// `action` to run after the current one and reports a runtime warning at the caller.
+  ///
+  /// ```swift
+  /// store.send(.incrementButtonTapped)
+  /// ```
+  ///
+  /// - Returns: The effects started, and those their actions start in turn, to await or
+  ///   cancel.
   @discardableResult
-  public func send(_ action: Action) -> StoreTask {
-    buffer.append(action)
-    guard !isSending else { return StoreTask([]) }
-    isSending = true
-    var tasks: [Task<Void, Never>] = []
-    DependencyValues.$current.withValue(dependencies) {
-      // A loop, not recursion: a long chain of synchronous actions cannot overflow the stack.
-      var index = 0
-      while index < buffer.count {
-        let effect = reducer(&state, buffer[index])
-        index += 1
-        start(effect, keys: [], tasks: &tasks)
-      }
+  public func send(
+    _ action: Action, fileID: StaticString = #fileID, line: UInt = #line
+  ) -> StoreTask {
+    guard !isSending else {
+      buffer.append(action)
+      RuntimeWarning.report(
+        """
+        "Store.send" at \(SourceLocation(fileID: fileID, line: line)) was called while the store \
+        was processing an action; the action was queued to run after it.
+
+          Action:
+            \(action)
+
+        Sending from an observer or from a reducer is reentrant and its order is easy to get \
+        wrong. To fix it, return the action as an effect (".send(action)") from the reducer, \
+        or send it after the observer returns.
+        """, at: SourceLocation(fileID: fileID, line: line))
+      return StoreTask(nil)
     }
-    buffer.removeAll(keepingCapacity: true)
-    isSending = false
-    for observer in observers { observer(state) }
-    effects.changes.fire()
-    return StoreTask(tasks)
+    return StoreTask(process(action, in: nil))
   }
 
-  /// Calls `observer` with the state after each `send`.
+  /// Calls `observer` with the state after each `send`. Observers run before the store is
+  /// done with the action: an action they send is queued behind it and reported.
+  ///
+  /// ```swift
+  /// store.observe { print("count:", $0.count) }
+  /// ```
   public func observe(_ observer: @escaping (State) -> Void) {
     observers.append(observer)
   }
 
-  private var sender: Send<Action> {
-    Send(send: { [weak self] action in self?.send(action) }, executor: effects.executor)
+  /// Runs `action` and everything queued behind it, then the observers; actions the
+  /// observers send run next, in another pass. Effects started join `group`, which is made
+  /// when the first one starts.
+  private func process(_ action: Action, in group: EffectGroup?) -> EffectGroup? {
+    var group = group
+    buffer.append(action)
+    repeat {
+      isSending = true
+      DependencyValues.$current.withValue(dependencies) {
+        // A loop, not recursion: a long chain of synchronous actions cannot overflow the stack.
+        var index = 0
+        while index < buffer.count {
+          let effect = reducer(&state, buffer[index])
+          index += 1
+          start(effect, keys: [], group: &group)
+        }
+      }
+      buffer.removeAll(keepingCapacity: true)
+      // Still sending: an observer's `send` is queued (and reported), not run inside this one.
+      for observer in observers { observer(state) }
+      isSending = false
+    } while !buffer.isEmpty
+    effects.changes.fire()
+    return group
   }
 
-  private func start(_ effect: Effect<Action>, keys: [CancelKey], tasks: inout [Task<Void, Never>]) {
+  /// The `Send` of effects in `group`. Whether the effect was cancelled is checked here, on
+  /// the store's actor as the action is delivered, not before the hop to it: an effect
+  /// cancelled while its action waited for the store (by an action processed just before)
+  /// delivers nothing. Actions sent arriving start their effects in the same group.
+  private func sender(in group: EffectGroup) -> Send<Action> {
+    Send(
+      send: { [weak self] action in
+        guard !Task.isCancelled, let self else { return }
+        if isSending {
+          buffer.append(action)
+        } else {
+          _ = process(action, in: group)
+        }
+      }, executor: effects.executor)
+  }
+
+  private func start(_ effect: Effect<Action>, keys: [CancelKey], group: inout EffectGroup?) {
     switch effect.operation {
     case .none:
       break
     case let .send(action):
       buffer.append(action)
     case let .run(priority, body):
-      let send = sender
-      tasks.append(effects.start(keys: keys, priority: priority) { await body(send) })
+      let effectGroup = group.createdIfNeeded()
+      let send = sender(in: effectGroup)
+      effects.start(keys: keys, priority: priority, group: effectGroup) { await body(send) }
     case let .merge(children):
-      for child in children { start(child, keys: keys, tasks: &tasks) }
+      for child in children { start(child, keys: keys, group: &group) }
     case let .concatenate(children) where children.allSatisfy(\.isSynchronous):
-      for child in children { start(child, keys: keys, tasks: &tasks) }
+      for child in children { start(child, keys: keys, group: &group) }
     case .concatenate:
-      let runner = EffectRunner(effects: effects, send: sender)
-      tasks.append(effects.start(keys: keys, priority: nil) { await runner.run(effect, keys: keys) })
+      let effectGroup = group.createdIfNeeded()
+      let runner = EffectRunner(effects: effects, send: sender(in: effectGroup))
+      effects.start(keys: keys, priority: nil, group: effectGroup) {
+        await runner.run(effect, keys: keys)
+      }
     case let .cancellable(key, cancelInFlight, child):
       if cancelInFlight { effects.cancel(exactly: key) }
-      start(child, keys: keys + [key], tasks: &tasks)
+      start(child, keys: keys + [key], group: &group)
     case let .cancel(key):
       effects.cancel(key)
     }
   }
 }
 
+extension Optional where Wrapped == EffectGroup {
+  /// The group, made now if there is none yet.
+  fileprivate mutating func createdIfNeeded() -> EffectGroup {
+    if let group = self { return group }
+    let group = EffectGroup()
+    self = group
+    return group
+  }
+}
+
 extension Store {
   /// How many effects are running. For test stores, which wait on effects.
   @_spi(Testing) public nonisolated var runningEffectCount: Int { effects.count }
+
+  /// How many running effects a test store still waits for: those it did not skip.
+  @_spi(Testing) public nonisolated var trackedEffectCount: Int { effects.trackedCount }
+
+  /// Stops waiting for the effects running now, without cancelling them.
+  @_spi(Testing) public nonisolated func untrackRunningEffects() {
+    effects.untrackAll()
+  }
 
   /// A number that changes whenever an action was processed or an effect finished.
   @_spi(Testing) public nonisolated var changeGeneration: Int { effects.changes.generation }
@@ -134,47 +221,5 @@ extension Store {
   /// Cancels every running effect.
   @_spi(Testing) public nonisolated func cancelAllEffects() {
     effects.cancelAll()
-  }
-}
-
-extension Effect {
-  /// True when the effect only sends actions or cancels, so it completes in the same pass.
-  var isSynchronous: Bool {
-    switch operation {
-    case .none, .send, .cancel: true
-    case .run: false
-    case let .merge(children), let .concatenate(children): children.allSatisfy(\.isSynchronous)
-    case let .cancellable(_, _, child): child.isSynchronous
-    }
-  }
-}
-
-/// Runs an effect to its end inside one task, for effects that must wait for one another.
-struct EffectRunner<Action: Sendable>: Sendable {
-  let effects: EffectRegistry
-  let send: Send<Action>
-
-  func run(_ effect: Effect<Action>, keys: [CancelKey]) async {
-    switch effect.operation {
-    case .none:
-      return
-    case let .send(action):
-      await send(action)
-    case let .run(_, body):
-      await body(send)
-    case let .merge(children):
-      await withTaskGroup(of: Void.self) { group in
-        for child in children { group.addTask { await run(child, keys: keys) } }
-      }
-    case let .concatenate(children):
-      for child in children where !Task.isCancelled { await run(child, keys: keys) }
-    case let .cancellable(key, cancelInFlight, child):
-      if cancelInFlight { effects.cancel(exactly: key) }
-      let keys = keys + [key]
-      let task = effects.start(keys: keys, priority: nil) { await run(child, keys: keys) }
-      await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-    case let .cancel(key):
-      effects.cancel(key)
-    }
   }
 }

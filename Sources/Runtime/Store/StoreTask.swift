@@ -1,32 +1,51 @@
-/// The effects started by one `send`: await them, or cancel them.
+/// The effects started by one `send`, and by the actions those effects send in turn: await
+/// them, or cancel them.
 ///
 /// ```swift
 /// let task = store.send(.startTimerButtonTapped)
-/// task.cancel()  // cancels the timer effect the action started
+/// task.cancel()  // cancels the timer, and whatever its ticks started
 /// ```
 public struct StoreTask: Hashable, Sendable {
-  let task: Task<Void, Never>?
+  let group: EffectGroup?
 
-  init(_ tasks: [Task<Void, Never>]) {
-    guard !tasks.isEmpty else {
-      task = nil
-      return
-    }
-    task = Task {
-      await withTaskCancellationHandler {
-        for task in tasks { await task.value }
-      } onCancel: {
-        for task in tasks { task.cancel() }
-      }
+  init(_ group: EffectGroup?) {
+    self.group = group
+  }
+
+  /// Cancels the effects, including those that start later from their actions.
+  ///
+  /// ```swift
+  /// store.send(.onAppear).cancel()
+  /// ```
+  public func cancel() { group?.cancel() }
+
+  /// Waits until every effect has finished; cancelling the waiting task cancels the effects.
+  ///
+  /// ```swift
+  /// await store.send(.refresh).finish()
+  /// ```
+  public func finish() async {
+    guard let group else { return }
+    await withTaskCancellationHandler {
+      await group.wait()
+    } onCancel: {
+      group.cancel()
     }
   }
 
-  /// Cancels the effects.
-  public func cancel() { task?.cancel() }
+  /// True when the effects were cancelled, or when the action started none.
+  ///
+  /// ```swift
+  /// store.send(.increment).isCancelled  // true: nothing to run
+  /// ```
+  public var isCancelled: Bool { group?.isCancelled ?? true }
 
-  /// Waits until every effect has finished.
-  public func finish() async { await task?.value }
+  /// True when no effect of this send is running.
+  @_spi(Testing) public var isFinished: Bool { group?.isFinished ?? true }
 
-  /// True when the effects were cancelled.
-  public var isCancelled: Bool { task?.isCancelled ?? true }
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.group === rhs.group }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(group.map(ObjectIdentifier.init))
+  }
 }

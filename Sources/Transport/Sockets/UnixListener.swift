@@ -168,9 +168,7 @@ public struct SocketDirectory: Sendable {
     let parentDescriptor = dirfd(entries)
     var removed: [String] = []
     while let entry = readdir(entries) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
+      let name = entryName(entry)
       guard let pid = hostPID(inName: name) else { continue }
       var info = stat()
       guard fstatat(parentDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
@@ -198,9 +196,7 @@ public struct SocketDirectory: Sendable {
       return false
     }
     while let entry = readdir(entries) {
-      let child = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
+      let child = entryName(entry)
       if child != "." && child != ".." { _ = unlinkat(descriptor, child, 0) }
     }
     closedir(entries)
@@ -255,4 +251,16 @@ public struct SocketDirectory: Sendable {
     let name = String(path.split(separator: "/").last ?? "")
     _ = Self.removeTree(named: name, in: parent, device: info.st_dev, inode: info.st_ino)
   }
+}
+
+/// The name of a directory entry, read in place. A `readdir` record is only as long as its
+/// name, so copying the whole 256-byte `d_name` field reads past the record and, at the end of
+/// a mapped page, crashes.
+///
+/// ```swift
+/// while let entry = readdir(directory) { print(entryName(entry)) }
+/// ```
+public func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+  let offset = MemoryLayout<dirent>.offset(of: \.d_name)!
+  return String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
 }

@@ -72,29 +72,24 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
       }
     }
     guard found else {
-      RuntimeWarning.report(
-        """
-        A "forEach" at \(location) received an action for a missing element. …
-
-          Action:
-            \(action)
-
-        This is generally considered an application logic error, and can happen for a few \
-        reasons:
-
-        • A parent reducer removed an element with this ID before this reducer ran. This \
-        reducer must run before any other reducer removes an element, which ensures that \
-        element reducers can handle their actions while their state is still available.
-
-        • An in-flight effect emitted this action when state contained no element at this ID. \
-        While it may be perfectly reasonable to ignore this action, consider canceling the \
-        associated effect before an element is removed, especially if it is a long-living \
-        effect.
-
-        • This action was sent to the store while its state contained no element at this ID. \
-        To fix this make sure that actions for this reducer can only be sent from a view store \
-        when its state contains an element at this id.
-        """, at: location)
+      OperatorWarning.missingChild(
+        headline: """
+          A "forEach" at \(location) received an action for a missing element
+          """,
+        boundary: toElementAction.name(in: action),
+        details: ["Element": "\(id)", "Action": "\(action)"],
+        causes: [
+          """
+          The parent removed the element before this "forEach" ran. To fix it, let the \
+          element run first: apply ".forEach" to the reducer that removes elements.
+          """,
+          """
+          An effect outlived the element. Effects the element returned are cancelled when \
+          this "forEach" sees it removed; to fix it, give other effects ".cancellable(id:)" \
+          and cancel them when the element is removed.
+          """,
+          OperatorWarning.sentFromOutside,
+        ], at: location)
       return .none
     }
     return effects.map { [toElementAction] in toElementAction.embed(.element(id: id, action: $0)) }

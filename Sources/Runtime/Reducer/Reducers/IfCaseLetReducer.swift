@@ -55,33 +55,26 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
   ) -> Effect<Parent.Action> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
     guard let identity = childIdentity(in: state) else {
-      RuntimeWarning.report(
-        """
-        An "ifCaseLet" at \(location) received a child action when child state was set to a \
-        different case. …
-
-          Action:
-            \(action)
-          State:
-            \(state)
-
-        This is generally considered an application logic error, and can happen for a few \
-        reasons:
-
-        • A parent reducer set "\(Parent.State.self)" to a different case before this \
-        reducer ran. This reducer must run before any other reducer sets child state to a \
-        different case. This ensures that child reducers can handle their actions while their \
-        state is still available.
-
-        • An in-flight effect emitted this action when child state was unavailable. While it \
-        may be perfectly reasonable to ignore this action, consider canceling the associated \
-        effect before child state changes to another case, especially if it is a long-living \
-        effect.
-
-        • This action was sent to the store while state was another case. Make sure that \
-        actions for this reducer can only be sent from a view store when state is set to the \
-        appropriate case.
-        """, at: location)
+      OperatorWarning.missingChild(
+        headline: """
+          An "ifCaseLet" at \(location) received a child action when child state was set to a \
+          different case
+          """,
+        boundary: toChildAction.name(in: action),
+        details: ["Action": "\(action)", "State": "\(state)"],
+        causes: [
+          """
+          The parent changed "\(Parent.State.self)" to another case before this "ifCaseLet" \
+          ran. To fix it, let the child run first: apply ".ifCaseLet" to the reducer that \
+          changes the case.
+          """,
+          """
+          An effect outlived the case. Effects the child returned are cancelled when this \
+          "ifCaseLet" sees the case change; to fix it, give other effects \
+          ".cancellable(id:)" and cancel them when the case changes.
+          """,
+          OperatorWarning.sentFromOutside,
+        ], at: location)
       return .none
     }
     let path = NavigationPath.current.appending(identity)

@@ -40,7 +40,8 @@ extension Reducer {
   }
 
   /// Presents ephemeral state such as an alert: no child reducer, and the state is set to nil
-  /// after any of its actions, including `.dismiss`.
+  /// after any of its actions, including `.dismiss`: after this reducer (the parent) ran, so
+  /// it still sees the alert, and only if the parent did not replace it with another alert.
   ///
   /// ```swift
   /// Reduce { state, action in ... }
@@ -75,6 +76,12 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let identityBefore = childIdentity(in: state)
     let parentEffects = parent.reduce(into: &state, action: action)
     let identityAfter = childIdentity(in: state)
+    if isEphemeral, identityBefore != nil, identityBefore == identityAfter,
+      toChildAction.extract(from: action) != nil
+    {
+      // Dismissed after the parent saw it. Ephemeral state runs no effects: nothing to cancel.
+      state[keyPath: toChildState] = nil
+    }
     if let identityBefore, identityBefore != identityAfter {
       BoundaryContext.childRemoved(atBoundary: toChildAction.staticName)
     }
@@ -103,31 +110,27 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         atBoundary: toChildAction.name(in: action), into: &state[keyPath: toChildState]!,
         action: childAction)
     }
-    if isEphemeral { state[keyPath: toChildState] = nil }
     return effects.map(toChildAction.embedder).cancellable(childAt: path)
   }
 
   private func reportMissingChild(_ action: Parent.Action) {
-    RuntimeWarning.report(
-      """
-      An "ifLet" at \(location) received a child action when child state was "nil". …
-
-        Action:
-          \(action)
-
-      This is generally considered an application logic error, and can happen for a few \
-      reasons:
-
-      • A parent reducer set child state to "nil" before this reducer ran. This reducer must \
-      run before any other reducer sets child state to "nil". This ensures that child \
-      reducers can handle their actions while their state is still available.
-
-      • An in-flight effect emitted this action when child state was "nil". While it may be \
-      perfectly reasonable to ignore this action, consider canceling the associated effect \
-      before child state becomes "nil", especially if it is a long-living effect.
-
-      • This action was sent to the store while state was "nil". Make sure that actions for \
-      this reducer can only be sent from a view store when state is non-"nil".
-      """, at: location)
+    OperatorWarning.missingChild(
+      headline: """
+        An "ifLet" at \(location) received a child action when child state was "nil"
+        """,
+      boundary: toChildAction.name(in: action), details: ["Action": "\(action)"],
+      causes: [
+        """
+        The parent set the child state to nil before this "ifLet" ran. To fix it, let the child \
+        run first: apply ".ifLet" to the reducer that changes the state, which then runs after \
+        the child.
+        """,
+        """
+        An effect outlived the child. Effects the child returned are cancelled when this \
+        "ifLet" sees the child go; to fix it, give other effects ".cancellable(id:)" and cancel \
+        them when the child is dismissed.
+        """,
+        OperatorWarning.sentFromOutside,
+      ], at: location)
   }
 }

@@ -75,33 +75,24 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
           atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
       }
       guard found else {
-        RuntimeWarning.report(
-          """
-          A "Scope" at \(location) received a child action when child state was set to a \
-          different case. …
-
-            Action:
-              \(action)
-            State:
-              \(state)
-
-          This is generally considered an application logic error, and can happen for a few \
-          reasons:
-
-          • A parent reducer set "\(ParentState.self)" to a different case before the scoped \
-          reducer ran. Child reducers must run before any parent reducer sets child state to a \
-          different case. This ensures that child reducers can handle their actions while \
-          their state is still available.
-
-          • An in-flight effect emitted this action when child state was unavailable. While \
-          it may be perfectly reasonable to ignore this action, consider canceling the \
-          associated effect before child state changes to another case, especially if it is a \
-          long-living effect.
-
-          • This action was sent to the store while state was another case. Make sure that \
-          actions for this reducer can only be sent from a view store when state is set to \
-          the appropriate case.
-          """, at: location)
+        OperatorWarning.missingChild(
+          headline: """
+            A "Scope" at \(location) received a child action when child state was set to a \
+            different case
+            """,
+          boundary: toChildAction.name(in: action),
+          details: ["Action": "\(action)", "State": "\(state)"],
+          causes: [
+            """
+            The parent changed "\(ParentState.self)" to another case before this "Scope" ran. \
+            To fix it, put the "Scope" before the logic that changes the case.
+            """,
+            """
+            An effect of the old case outlived it: a "Scope" never cancels effects. To fix it, \
+            use ".ifCaseLet", which cancels the case's effects when the case changes.
+            """,
+            OperatorWarning.sentFromOutside,
+          ], at: location)
         return .none
       }
       return effect.map(toChildAction.embedder)
