@@ -1,0 +1,22 @@
+/// A presented destination or stack element, as its operator runs it at its boundary: the
+/// child's actions arrive as `.presented`, and its effects can dismiss it, which sends
+/// `.dismiss` back up through the same boundary — so dismissal needs nothing special when the
+/// child runs in a worker process.
+///
+/// `.dismiss` itself is handled by the operator, never by the child: it changes nothing here.
+struct PresentedChild<Child: Reducer>: Reducer {
+  let child: Child
+
+  func reduce(
+    into state: inout Child.State, action: PresentationAction<Child.Action>
+  ) -> Effect<PresentationAction<Child.Action>> {
+    guard case let .presented(action) = action else { return .none }
+    var dependencies = DependencyValues.current
+    dependencies.dismiss = .presenting
+    return DependencyValues.$current.withValue(dependencies) {
+      child.reduce(into: &state, action: action)
+    }
+    .map(PresentationAction.presented)
+    .dismissing(with: .dismiss)
+  }
+}
