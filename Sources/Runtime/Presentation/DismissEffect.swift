@@ -42,7 +42,7 @@ public struct DismissEffect: Sendable {
   /// handled the dismissal. The calling effect is cancelled by then, so it sends nothing more.
   public func callAsFunction(fileID: StaticString = #fileID, line: UInt = #line) async {
     if let replacement { return await replacement() }
-    guard let dismiss = Self.dismissal else {
+    guard let dismissal = Self.dismissal else {
       let location = SourceLocation(fileID: fileID, line: line)
       RuntimeWarning.report(
         """
@@ -56,11 +56,18 @@ public struct DismissEffect: Sendable {
         """, at: location)
       return
     }
-    await dismiss()
+    await dismissal.send()
   }
 
   /// How the effect running now dismisses its feature: set by the operator that presented it.
-  @TaskLocal static var dismissal: (@Sendable () async -> Void)?
+  @TaskLocal static var dismissal: Dismissal?
+
+  /// Sends the dismissal action of the feature whose effect is running. (A struct, not an
+  /// optional closure: a task-local of optional async closure type crashed release builds made
+  /// with cross-module optimization.)
+  struct Dismissal: Sendable {
+    let send: @Sendable () async -> Void
+  }
 }
 
 extension DependencyValues {
@@ -90,7 +97,8 @@ extension Effect {
     case let .run(priority, body):
       return Self(
         .run(priority: priority) { send in
-          await DismissEffect.$dismissal.withValue({ await send(dismissal) }) { await body(send) }
+          let dismissal = DismissEffect.Dismissal { await send(dismissal) }
+          await DismissEffect.$dismissal.withValue(dismissal) { await body(send) }
         })
     case let .merge(effects):
       return Self(.merge(effects.map { $0.dismissing(with: dismissal) }))
