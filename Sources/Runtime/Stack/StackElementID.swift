@@ -35,3 +35,8 @@ public struct StackElementID: Hashable, Sendable, Comparable, Codable, Expressib
 
   public var description: String { "#\(generation)" }
 }
+
+/// Shown to diffs as `#0`, like its description.
+extension StackElementID: CustomReflectable {
+  public var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -125,6 +125,19 @@ extension StackState: RandomAccessCollection, RangeReplaceableCollection {
     ids.replaceSubrange(subrange, with: newIDs)
     elements.replaceSubrange(subrange, with: newElements)
   }
+
+  /// Removes every element; the ids handed out so far stay used.
+  public mutating func removeAll(keepingCapacity keepCapacity: Bool = false) {
+    ids.removeAll(keepingCapacity: keepCapacity)
+    elements.removeAll(keepingCapacity: keepCapacity)
+  }
+
+  /// Removes the elements that satisfy `shouldBeRemoved`; the others keep their ids.
+  public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+    let kept = try elements.indices.filter { try !shouldBeRemoved(elements[$0]) }
+    ids = kept.map { ids[$0] }
+    elements = kept.map { elements[$0] }
+  }
 }
 
 extension StackState: ExpressibleByArrayLiteral {
