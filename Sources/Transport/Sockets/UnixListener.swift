@@ -168,9 +168,7 @@ public struct SocketDirectory: Sendable {
     let parentDescriptor = dirfd(entries)
     var removed: [String] = []
     while let entry = readdir(entries) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
+      let name = entryName(entry)
       guard let pid = hostPID(inName: name) else { continue }
       var info = stat()
       guard fstatat(parentDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
@@ -182,6 +180,14 @@ public struct SocketDirectory: Sendable {
       }
     }
     return removed
+  }
+
+  /// The name of a directory entry, read in place up to its terminating zero: `readdir` gives
+  /// entries only as long as their names, so copying the whole 256-byte `d_name` can read past
+  /// the end of the directory buffer's mapping (a crash seen in the leak test).
+  private static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+    let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+    return String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
   }
 
   /// Empties and removes directory `name` of `parent`, if it is still the directory that was
@@ -198,9 +204,7 @@ public struct SocketDirectory: Sendable {
       return false
     }
     while let entry = readdir(entries) {
-      let child = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
+      let child = entryName(entry)
       if child != "." && child != ".." { _ = unlinkat(descriptor, child, 0) }
     }
     closedir(entries)
