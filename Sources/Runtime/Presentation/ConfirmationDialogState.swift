@@ -15,9 +15,13 @@ public struct ConfirmationDialogState<Action: Sendable>: EphemeralState {
     case automatic, hidden, visible
   }
 
+  /// Whether the title is shown.
   public let titleVisibility: Visibility
+  /// The dialog's title.
   public let title: TextState
+  /// Text under the title, if any.
   public let message: TextState?
+  /// The dialog's buttons, in order.
   public let buttons: [ButtonState<Action>]
 
   /// A dialog titled `title`, with `actions` as its buttons and an optional `message`.

@@ -19,6 +19,8 @@ public struct PresentationState<State> {
   /// compared nor encoded.
   var presentedIdentity: ChildIdentity?
 
+  /// A presentation of `wrappedValue`, or of nothing; what `@PresentationState var x: S? = nil`
+  /// calls.
   public init(wrappedValue: State?) {
     self.wrappedValue = wrappedValue
   }

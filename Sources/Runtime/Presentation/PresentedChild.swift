@@ -4,6 +4,10 @@
 /// child runs in a worker process.
 ///
 /// `.dismiss` itself is handled by the operator, never by the child: it changes nothing here.
+///
+/// The boundaries inside a presented child are not listed, so a placement cannot put one of
+/// them in a worker: `dismiss()` called by an effect there could not reach the dismissal that
+/// this reducer sets up in the process that runs it. Place the destination or the stack whole.
 struct PresentedChild<Child: Reducer>: Reducer {
   let child: Child
 

@@ -18,6 +18,7 @@ public struct StackElementID: Hashable, Sendable, Comparable, Codable, Expressib
     self.generation = generation
   }
 
+  /// The id of generation `generation`, written as a number: `.element(id: 0, action: …)`.
   public init(integerLiteral generation: Int) {
     self.init(generation: generation)
   }

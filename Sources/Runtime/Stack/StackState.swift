@@ -12,6 +12,7 @@
 /// state.path.pop(from: 0)                       // empty again; the next id is #1
 /// ```
 public struct StackState<Element> {
+  /// The ids of the elements, from the bottom of the stack up.
   public private(set) var ids: [StackElementID]
   private var elements: [Element]
   private var nextGeneration: Int
