@@ -109,6 +109,19 @@ public struct ExampleApp: Sendable {
         .timers(.element(id: 2, action: .startTapped)),
       ], awaitingEffects: false, reducer: Timers.init),
     ExampleApp(
+      "notes", "Navigation: a sheet, an alert and a dialog as one destination, and a stack",
+      initialState: Notes.State(),
+      actions: [
+        .addButtonTapped, .destination(.presented(.editor(.titleChanged("Groceries")))),
+        .destination(.presented(.editor(.saveButtonTapped))), .noteTapped(id: 1),
+        .path(.element(id: 0, action: .detail(.bodyChanged("Milk, eggs, bread")))),
+        .path(.element(id: 0, action: .detail(.infoButtonTapped))),
+        .path(.element(id: 1, action: .info(.closeButtonTapped))),
+        .path(.element(id: 0, action: .detail(.doneButtonTapped))), .deleteButtonTapped(id: 0),
+        .destination(.presented(.alert(.confirmDeletion(id: 0)))), .clearButtonTapped,
+        .destination(.dismiss),
+      ], reducer: Notes.init),
+    ExampleApp(
       "payload", "For studying boundaries: a 100,000-item child state, small changes, a stream",
       initialState: Payload.State(items: 100_000),
       actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],

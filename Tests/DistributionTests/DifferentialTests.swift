@@ -76,13 +76,64 @@ import Testing
     #expect(precomputed < state.streamedSeen)
   }
 
+  @Test func navigationWithDismissalsFromEffects() async throws {
+    let (_, statistics) = try await compare(
+      app: "notes", placement: "destination\npath pool 3\n", initialState: Notes.State(), reducer: Notes(),
+      dependencies: { $0.continuousClock = ImmediateClock() }, next: Self.notesAction)
+    // Dismissals reached both kinds of boundary: destinations retired, stack screens dropped.
+    #expect(statistics["destination"]?.workersRetired ?? 0 > 20)
+    #expect(statistics["path"]?.slotsDropped ?? 0 > 20)
+  }
+
+  /// A random action that the Notes app can take in `state`: mostly what its screens offer
+  /// (including the sheet's save and cancel, the detail's "Done" and the info's "Close", which
+  /// dismiss from effects), plus pushes and pops sent by hand.
+  private static func notesAction(_ state: Notes.State, _ generator: inout SeededGenerator) -> Notes.Action {
+    func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &generator)! }
+    let word = pick(["milk", "eggs", "bread", "tea"])
+    switch state.destination {
+    case .editor? where Bool.random(using: &generator):
+      return .destination(pick([.presented(.editor(.titleChanged(word))), .presented(.editor(.saveButtonTapped)),
+        .presented(.editor(.cancelButtonTapped)), .dismiss]))
+    case let .alert(alert)? where Bool.random(using: &generator):
+      return .destination(pick([alert.buttons[0].action.map { .presented(.alert($0)) } ?? .dismiss, .dismiss]))
+    case .dialog? where Bool.random(using: &generator):
+      return .destination(pick([.presented(.dialog(.clearAll)), .dismiss]))
+    default:
+      break
+    }
+    let noteIDs = state.notes.ids
+    if let top = zip(state.path.ids, state.path).map({ $0 }).randomElement(using: &generator),
+      Int.random(in: 0..<3, using: &generator) > 0
+    {
+      switch top.1 {
+      case .detail:
+        return .path(pick([.element(id: top.0, action: .detail(pick([.bodyChanged(word), .infoButtonTapped, .doneButtonTapped]))),
+          .popFrom(id: top.0)]))
+      case .info:
+        return .path(.element(id: top.0, action: .info(pick([.closeButtonTapped, .backToListButtonTapped]))))
+      }
+    }
+    switch Int.random(in: 0..<6, using: &generator) {
+    case 0: return .addButtonTapped
+    case 1: return .clearButtonTapped
+    case 2 where !noteIDs.isEmpty: return .deleteButtonTapped(id: pick(noteIDs))
+    case 3 where !noteIDs.isEmpty: return .noteTapped(id: pick(noteIDs))
+    case 4:
+      let note = state.notes.first ?? Notes.Note(id: 99, title: word)
+      return .path(.push(id: state.path.nextID, state: .info(Notes.Info.State(note: note))))
+    default: return .addButtonTapped
+    }
+  }
+
   /// Runs `count` actions from `next` in one process and with `placement`, comparing states
   /// after each and the root's action logs at the end; returns the last state and what crossed
   /// each placed boundary.
   @discardableResult
   private func compare<R: Reducer>(
     app: String, placement: String, initialState: R.State, reducer: R, count: Int = 1_000,
-    seed: UInt64 = 2026, next: (R.State, inout SeededGenerator) -> R.Action
+    seed: UInt64 = 2026, dependencies: (inout DependencyValues) -> Void = { _ in },
+    next: (R.State, inout SeededGenerator) -> R.Action
   ) async throws -> (R.State, [String: BoundaryStatistics])
   where R.State: Equatable & Sendable, R.Action: Equatable {
     let composition = try composition(app: app, placement: placement)
@@ -92,11 +143,11 @@ import Testing
     let local = Store(initialState: initialState) {
       Reduce<R.State, R.Action> { _, action in localLog.append(action); return .none }
       reducer
-    }
+    } withDependencies: { dependencies(&$0) }
     let remote = Store(initialState: initialState) {
       Reduce<R.State, R.Action> { _, action in remoteLog.append(action); return .none }
       composition.compose(reducer)
-    }
+    } withDependencies: { dependencies(&$0) }
     var generator = SeededGenerator(seed: seed)
     for step in 0..<count {
       let action = next(local.state, &generator)
@@ -121,4 +172,14 @@ final class Log<Entry: Sendable>: Sendable {
   private let entries = Mutex<[Entry]>([])
   var all: [Entry] { entries.withLock { $0 } }
   func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+}
+
+/// A clock whose sleeps end at once, so that effects that wait on it finish within their step.
+struct ImmediateClock: Clock {
+  var now: ContinuousClock.Instant { .now }
+  var minimumResolution: Duration { .zero }
+
+  func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+    try Task.checkCancellation()
+  }
 }

@@ -140,4 +140,23 @@ import Testing
     await clock.advance(by: .seconds(5))
     await store.finish()
   }
+
+  @Test func navigationWithTheDestinationInAWorkerAndTheStackOverAPool() async throws {
+    let clock = TestClock()
+    let composition = try composition(app: "notes", placement: "destination\npath pool 2\n")
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Notes.State()) {
+      composition.compose(Notes())
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    // The sheet's save sleeps in its worker on the test clock and dismisses itself from there;
+    // the detail's timer ticks in a pool worker and is cancelled there when the detail is popped.
+    await ExampleScripts.notes(store, clock: clock)
+    // The sheet, the alert, the dialog: each retired its worker when it was dismissed; each
+    // popped screen was dropped by the pool worker that held it.
+    #expect(composition.statistics(of: "destination")?.workersRetired == 3)
+    #expect(composition.statistics(of: "path")?.slotsDropped == 3)
+    #expect(composition.processes.first { $0.boundary == "path" }?.pids.count == 2)
+  }
 }

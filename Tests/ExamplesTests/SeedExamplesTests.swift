@@ -190,3 +190,31 @@ import Testing
     await store.finish()
   }
 }
+
+@MainActor
+@Suite struct NotesTests {
+  @Test func aSheetAnAlertADialogAndAStackWithEffectsThatDismissThemselves() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Notes.State()) {
+      Notes()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await ExampleScripts.notes(store, clock: clock)
+  }
+
+  @Test func deletingANoteWhoseDetailIsOnTheStackPopsItAndWhatIsAbove() async {
+    let store = TestStore(initialState: Notes.State()) { Notes() }
+    let welcome = Notes.Note(id: 0, title: "Welcome")
+    await store.send(.noteTapped(id: 0)) { $0.path.append(.detail(Notes.Detail.State(note: welcome))) }
+    await store.send(.path(.element(id: 0, action: .detail(.infoButtonTapped)))) {
+      $0.path.append(.info(Notes.Info.State(note: welcome)))
+    }
+    await store.send(.deleteButtonTapped(id: 0)) { $0.destination = .alert(.deletion(of: welcome)) }
+    await store.send(.destination(.presented(.alert(.confirmDeletion(id: 0))))) {
+      $0.destination = nil
+      $0.notes = []
+      $0.path = []
+    }
+  }
+}

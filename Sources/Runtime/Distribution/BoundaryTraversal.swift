@@ -83,7 +83,8 @@ private struct BoundaryCollector: BoundaryVisitor {
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
-    found.append(BoundaryDescription(path: path, kind: kind, childType: "\(Child.self)"))
+    let type = (Child.self as? any BoundaryStandIn.Type)?.standsInFor ?? Child.self
+    found.append(BoundaryDescription(path: path, kind: kind, childType: "\(type)"))
   }
 }
 
@@ -114,6 +115,37 @@ extension _ForEachReducer: BoundaryContainer {
   func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
     traverseBoundary(
       element, named: toElementAction.staticName, kind: .forEach, under: prefix, with: &visitor)
+    visitBoundaries(of: parent, under: prefix, with: &visitor)
+  }
+}
+
+/// A reducer that an operator wraps around the child it was given, listed under that child's
+/// type.
+protocol BoundaryStandIn {
+  static var standsInFor: Any.Type { get }
+}
+
+extension PresentedChild: BoundaryStandIn {
+  static var standsInFor: Any.Type { Child.self }
+}
+
+/// A presented destination is an `ifLet` boundary: its worker is retired when it is dismissed.
+extension _PresentationReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    traverseBoundary(
+      PresentedChild(child: destination), named: toPresentationAction.staticName, kind: .ifLet,
+      under: prefix, with: &visitor)
+    visitBoundaries(of: parent, under: prefix, with: &visitor)
+  }
+}
+
+/// A navigation stack is a `forEach` boundary: its elements can be spread over a pool, and a
+/// popped element's worker forgets it.
+extension _StackReducer: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    traverseBoundary(
+      PresentedChild(child: destination), named: toStackAction.staticName, kind: .forEach,
+      under: prefix, with: &visitor)
     visitBoundaries(of: parent, under: prefix, with: &visitor)
   }
 }

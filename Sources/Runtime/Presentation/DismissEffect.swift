@@ -1,0 +1,111 @@
+/// Dismisses the feature that reads it: a presented destination, or an element of a navigation
+/// stack. Call it from an effect; the parent receives `.dismiss` (or `.popFrom(id:)` for a stack
+/// element), runs its own logic, and removes the child, whose effects are cancelled.
+///
+/// ```swift
+/// struct Editor: Reducer {
+///   @Dependency(\.dismiss) var dismiss
+///
+///   func reduce(into state: inout State, action: Action) -> Effect<Action> {
+///     switch action {
+///     case .saveButtonTapped:
+///       return .run { [note = state.note] send in
+///         await send(.delegate(.saved(note)))
+///         await dismiss()
+///       }
+///     ...
+/// ```
+///
+/// Outside a presented feature there is nothing to dismiss: the call is a runtime warning.
+public struct DismissEffect: Sendable {
+  private let replacement: (@Sendable () async -> Void)?
+
+  /// A dismissal that runs `dismiss` instead: for testing a child feature on its own.
+  ///
+  /// ```swift
+  /// let store = TestStore(initialState: Editor.State()) { Editor() } withDependencies: {
+  ///   $0.dismiss = DismissEffect { dismissed.setTrue() }
+  /// }
+  /// ```
+  public init(_ dismiss: @escaping @Sendable () async -> Void) {
+    replacement = dismiss
+  }
+
+  /// The dismissal of whatever presented the effect that calls it.
+  static let presenting = DismissEffect(replacement: nil)
+
+  private init(replacement: (@Sendable () async -> Void)?) {
+    self.replacement = replacement
+  }
+
+  /// Dismisses the presented feature whose effect calls it, and returns once the parent has
+  /// handled the dismissal. The calling effect is cancelled by then, so it sends nothing more.
+  public func callAsFunction(fileID: StaticString = #fileID, line: UInt = #line) async {
+    if let replacement { return await replacement() }
+    guard let dismissal = Self.dismissal else {
+      let location = SourceLocation(fileID: fileID, line: line)
+      RuntimeWarning.report(
+        """
+        A reducer requested dismissal at \(location), but couldn't be dismissed: nothing \
+        presented the feature whose effect called "dismiss()".
+
+        "dismiss()" works in the effects of a feature that a parent presents with \
+        "ifLet(\\.$destination, action:)" or pushes with "forEach(\\.path, action:)", and of \
+        the features inside it. To fix this, present the feature that way, or have it send a \
+        delegate action that tells its parent to remove it.
+        """, at: location)
+      return
+    }
+    await dismissal.send()
+  }
+
+  /// How the effect running now dismisses its feature: set by the operator that presented it.
+  @TaskLocal static var dismissal: Dismissal?
+
+  /// Sends the dismissal action of the feature whose effect is running. (A struct, not an
+  /// optional closure: a task-local of optional async closure type crashed release builds made
+  /// with cross-module optimization.)
+  struct Dismissal: Sendable {
+    let send: @Sendable () async -> Void
+  }
+}
+
+extension DependencyValues {
+  /// Dismisses the feature that reads it, from one of its effects: see `DismissEffect`.
+  ///
+  /// ```swift
+  /// @Dependency(\.dismiss) var dismiss
+  /// ```
+  public var dismiss: DismissEffect {
+    get { self[DismissKey.self] }
+    set { self[DismissKey.self] = newValue }
+  }
+}
+
+private enum DismissKey: DependencyKey {
+  static let liveValue = DismissEffect.presenting
+}
+
+extension Effect {
+  /// The same effect, with each asynchronous body run where `dismiss()` sends `dismissal`
+  /// through that body's own `send`: a presented child dismisses itself through its parent,
+  /// as if the parent had been sent the action.
+  func dismissing(with dismissal: Action) -> Self {
+    switch operation {
+    case .none, .send, .cancel:
+      return self
+    case let .run(priority, body):
+      return Self(
+        .run(priority: priority) { send in
+          let dismissal = DismissEffect.Dismissal { await send(dismissal) }
+          await DismissEffect.$dismissal.withValue(dismissal) { await body(send) }
+        })
+    case let .merge(effects):
+      return Self(.merge(effects.map { $0.dismissing(with: dismissal) }))
+    case let .concatenate(effects):
+      return Self(.concatenate(effects.map { $0.dismissing(with: dismissal) }))
+    case let .cancellable(key, cancelInFlight, effect):
+      return Self(.cancellable(key, cancelInFlight: cancelInFlight, effect.dismissing(with: dismissal)))
+    }
+  }
+}

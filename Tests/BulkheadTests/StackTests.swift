@@ -1,0 +1,216 @@
+import Bulkhead
+import BulkheadTesting
+import Foundation
+import Testing
+
+/// A screen that counts, runs a timer, and can pop itself from an effect.
+private struct Screen: Reducer {
+  struct State: Equatable, Codable, Sendable {
+    var name: String
+    var ticks = 0
+  }
+  enum Action: Equatable, Codable, Sendable { case tick, start, close }
+
+  @Dependency(\.continuousClock) var clock
+  @Dependency(\.dismiss) var dismiss
+
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    switch action {
+    case .tick:
+      state.ticks += 1
+      return .none
+    case .start:
+      return .run { send in
+        while true {
+          try await clock.sleep(for: .seconds(1))
+          await send(.tick)
+        }
+      }
+    case .close:
+      return .run { _ in await dismiss() }
+    }
+  }
+}
+
+private struct Navigator: Reducer {
+  struct State: Equatable {
+    var path = StackState<Screen.State>()
+    var log: [String] = []
+  }
+  enum Action: Equatable, Sendable {
+    case path(StackActionOf<Screen>)
+    case open(String)
+    case closeAllBehindTheStacksBack
+  }
+
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      switch action {
+      case let .path(.element(id, .tick)):
+        state.log.append("parent sees \(id) at \(state.path[id: id]?.ticks ?? -1) ticks")
+      case let .path(.popFrom(id)):
+        state.log.append("parent sees \(state.path.ids) popping from \(id)")
+      case let .path(.push(id, _)):
+        state.log.append("parent sees \(id) pushed: \(state.path.ids)")
+      case .path:
+        break
+      case let .open(name):
+        state.path.append(Screen.State(name: name))
+      case .closeAllBehindTheStacksBack:
+        break
+      }
+      return .none
+    }
+    .forEach(\.path, action: Action.path) { Screen() }
+  }
+}
+
+/// The navigator with a reducer after the `forEach` that empties the stack behind its back.
+private struct OuterClearer: Reducer {
+  var body: some Reducer<Navigator.State, Navigator.Action> {
+    Navigator()
+    Reduce { state, action in
+      if action == .closeAllBehindTheStacksBack { state.path.removeAll() }
+      return .none
+    }
+  }
+}
+
+@MainActor
+@Suite struct StackTests {
+  @Test func anElementRunsBeforeTheParent() async {
+    let store = TestStore(initialState: Navigator.State(path: [Screen.State(name: "a")])) { Navigator() }
+    await store.send(.path(.element(id: 0, action: .tick))) {
+      $0.path[id: 0]?.ticks = 1
+      $0.log = ["parent sees #0 at 1 ticks"]
+    }
+  }
+
+  @Test func popFromRunsTheParentFirstThenPopsTheElementAndEverythingAbove() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await store.send(.open("a")) { $0.path.append(Screen.State(name: "a")) }
+    await store.send(.open("b")) { $0.path.append(Screen.State(name: "b")) }
+    await store.send(.open("c")) { $0.path.append(Screen.State(name: "c")) }
+    await store.send(.path(.popFrom(id: 1))) {
+      $0.path.pop(from: 1)
+      $0.log = ["parent sees [#0, #1, #2] popping from #1"]
+    }
+    #expect(store.state.path.ids == [0])
+  }
+
+  @Test func pushAddsTheElementBeforeTheParentRuns() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await store.send(.path(.push(id: 0, state: Screen.State(name: "a")))) {
+      $0.path.append(Screen.State(name: "a"))
+      $0.log = ["parent sees #0 pushed: [#0]"]
+    }
+  }
+
+  @Test func idsAreGenerationalAndNeverReused() {
+    var path = StackState<String>()
+    path.append("a")
+    path.append("b")
+    path.removeAll()
+    path.append("c")
+    #expect(path.ids == [2])
+    #expect(path[id: 2] == "c")
+    #expect(path[id: 0] == nil)
+    #expect(path.nextID == 3)
+    path.append(contentsOf: ["d", "e"])
+    path.pop(to: 3)
+    #expect(path.ids == [2, 3])
+    path[id: 2] = nil
+    #expect(Array(path) == ["d"])
+    path.append(contentsOf: ["f", "g"])
+    path.removeAll { $0 == "f" }
+    #expect(path.ids == [3, 6])
+  }
+
+  @Test func poppingCancelsTheEffectsOfEveryPoppedElementAndNoOther() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Navigator.State()) { Navigator() } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.open("a")) { $0.path.append(Screen.State(name: "a")) }
+    await store.send(.open("b")) { $0.path.append(Screen.State(name: "b")) }
+    await store.send(.open("c")) { $0.path.append(Screen.State(name: "c")) }
+    for id: StackElementID in [0, 1, 2] { await store.send(.path(.element(id: id, action: .start))) }
+    await store.send(.path(.popFrom(id: 1))) {
+      $0.path.pop(from: 1)
+      $0.log = ["parent sees [#0, #1, #2] popping from #1"]
+    }
+    clock.advance(by: .seconds(1))
+    await store.receive(.path(.element(id: 0, action: .tick))) {
+      $0.path[id: 0]?.ticks = 1
+      $0.log.append("parent sees #0 at 1 ticks")
+    }
+    await store.send(.path(.popFrom(id: 0))) {
+      $0.path = []
+      $0.log.append("parent sees [#0] popping from #0")
+    }
+    clock.advance(by: .seconds(5))
+    await store.finish()
+  }
+
+  @Test func dismissInsideAnElementPopsIt() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await store.send(.open("a")) { $0.path.append(Screen.State(name: "a")) }
+    await store.send(.open("b")) { $0.path.append(Screen.State(name: "b")) }
+    await store.send(.path(.element(id: 0, action: .close)))
+    await store.receive(.path(.popFrom(id: 0))) {
+      $0.path = []
+      $0.log = ["parent sees [#0, #1] popping from #0"]
+    }
+    await store.finish()
+  }
+
+  @Test func elementsRemovedByAnotherReducerHaveTheirEffectsCancelledAtTheNextAction() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Navigator.State()) { OuterClearer() } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.open("a")) { $0.path.append(Screen.State(name: "a")) }
+    await store.send(.path(.element(id: 0, action: .start)))
+    await store.send(.closeAllBehindTheStacksBack) { $0.path = [] }
+    await store.send(.open("b")) { $0.path.append(Screen.State(name: "b")) }
+    clock.advance(by: .seconds(5))
+    await store.finish()
+  }
+
+  @Test func actionsForIdsTheStackDoesNotHoldAreWarnings() {
+    let store = Store(initialState: Navigator.State(path: [Screen.State(name: "a")])) { Navigator() }
+    let missing = warnings { store.send(.path(.element(id: 5, action: .tick))) }
+    let pop = warnings { store.send(.path(.popFrom(id: 5))) }
+    let push = warnings { store.send(.path(.push(id: 0, state: Screen.State(name: "again")))) }
+    #expect(missing.first?.message.contains("received an action for a missing element") == true)
+    #expect(pop.first?.message.contains("received a \"popFrom\" action for a missing element") == true)
+    #expect(push.first?.message.contains("received a \"push\" action for an element it already contains") == true)
+    for warning in missing + pop + push {
+      #expect(warning.location.fileID == "BulkheadTests/StackTests.swift")
+      #expect(warning.location.line == 64)
+    }
+    #expect(store.state.path.ids == [0])
+    #expect(store.state.path.first?.name == "a")
+  }
+
+  @Test func aPushThatSkipsIdsIsAWarningInTests() {
+    let store = Store(initialState: Navigator.State()) { Navigator() } withDependencies: {
+      $0.context = .test
+    }
+    let reported = warnings { store.send(.path(.push(id: 4, state: Screen.State(name: "a")))) }
+    #expect(reported.first?.message.contains("received a \"push\" action with an unexpected generational ID") == true)
+    #expect(store.state.path.ids == [4])
+    #expect(store.state.path.nextID == 5)
+  }
+
+  @Test func aStackEncodesItsIdsAndNextID() throws {
+    var path: StackState<String> = ["a", "b", "c"]
+    path.pop(from: 1)
+    let decoded = try JSONDecoder().decode(StackState<String>.self, from: JSONEncoder().encode(path))
+    #expect(decoded == path)
+    #expect(decoded.nextID == 3)
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode(StackState<String>.self, from: Data(#"{"ids":[0,0],"elements":["a","b"],"next":2}"#.utf8))
+    }
+  }
+}
