@@ -20,10 +20,13 @@ final class RelayLifecycle: Sendable {
 
   private let resources = Mutex(Resources())
   private let ended = DispatchSemaphore(value: 0)
-  let tally = Tally()
+  let tally: Tally
   private let seed: UInt64
 
-  init(seed: UInt64) { self.seed = seed }
+  init(seed: UInt64) {
+    self.seed = seed
+    tally = Tally { frames, mutated in report("seed \(seed): so far relayed \(frames) frames, mutated \(mutated)") }
+  }
 
   func own(_ directory: SocketDirectory) { resources.withLock { $0.directory = directory } }
   func own(_ worker: WorkerProcess) { resources.withLock { $0.worker = worker } }

@@ -26,20 +26,38 @@ struct Lane: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// What the relay did, for the summary it prints as it exits.
+/// What the relay did, for the summary it prints as it exits, and for progress lines on the
+/// way: a relay the host kills with SIGKILL prints no summary, so its counts so far are all
+/// that is known of it.
 final class Tally: Sendable {
   private struct Counts {
     var frames: [Lane: Int] = [:]
     var mutations: [Mutation: Int] = [:]
+    var total = 0
+    var mutated = 0
   }
 
+  /// Frames between progress lines.
+  static let progressInterval = 100
+
   private let counts = Mutex(Counts())
+  private let progress: @Sendable (_ frames: Int, _ mutated: Int) -> Void
+
+  init(progress: @escaping @Sendable (_ frames: Int, _ mutated: Int) -> Void) {
+    self.progress = progress
+  }
 
   func relayed(on lane: Lane, mutation: Mutation?) {
-    counts.withLock { counts in
+    let report = counts.withLock { counts -> (Int, Int)? in
       counts.frames[lane, default: 0] += 1
-      if let mutation { counts.mutations[mutation, default: 0] += 1 }
+      counts.total += 1
+      if let mutation {
+        counts.mutations[mutation, default: 0] += 1
+        counts.mutated += 1
+      }
+      return counts.total % Self.progressInterval == 0 || mutation != nil ? (counts.total, counts.mutated) : nil
     }
+    if let (frames, mutated) = report { progress(frames, mutated) }
   }
 
   /// One line: `relayed N frames (…), mutated M (…)`. Tests read the first number.

@@ -147,7 +147,7 @@ private struct OuterCloser: Reducer {
     }
     await store.send(.present(id: 1)) { $0.sheet = Sheet.State(id: 1) }
     await store.send(.sheet(.presented(.start)))
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.sheet(.presented(.tick))) {
       $0.sheet?.ticks = 1
       $0.log = ["parent sees 1 ticks"]
@@ -156,7 +156,7 @@ private struct OuterCloser: Reducer {
       $0.sheet = nil
       $0.log.append("parent sees the sheet on dismiss")
     }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 
@@ -168,7 +168,7 @@ private struct OuterCloser: Reducer {
     await store.send(.present(id: 1)) { $0.sheet = Sheet.State(id: 1) }
     await store.send(.sheet(.presented(.start)))
     await store.send(.present(id: 2)) { $0.sheet = Sheet.State(id: 2) }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 
@@ -189,7 +189,7 @@ private struct OuterCloser: Reducer {
       $0.log.append("parent sees 2 ticks")
     }
     await store.send(.replaceOnDismiss) { $0.log.append("replace on dismiss") }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 

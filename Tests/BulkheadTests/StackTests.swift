@@ -139,7 +139,7 @@ private struct OuterClearer: Reducer {
       $0.path.pop(from: 1)
       $0.log = ["parent sees [#0, #1, #2] popping from #1"]
     }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     await store.receive(.path(.element(id: 0, action: .tick))) {
       $0.path[id: 0]?.ticks = 1
       $0.log.append("parent sees #0 at 1 ticks")
@@ -148,7 +148,7 @@ private struct OuterClearer: Reducer {
       $0.path = []
       $0.log.append("parent sees [#0] popping from #0")
     }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 
@@ -173,7 +173,7 @@ private struct OuterClearer: Reducer {
     await store.send(.path(.element(id: 0, action: .start)))
     await store.send(.closeAllBehindTheStacksBack) { $0.path = [] }
     await store.send(.open("b")) { $0.path.append(Screen.State(name: "b")) }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 

@@ -12,9 +12,9 @@ import Testing
   /// bytes do not decode. The host's `RemoteBoundary.exchange` (RemoteBoundary.swift:184)
   /// rebuilds that effect with `Effect.init(_:decode:proxy:)` (PortableEffect.swift); the
   /// decode error thrown through that `rethrows` initializer returns to a bad address and the
-  /// host dies instead of failing the action. The same initializer crashes here, in process.
-  @Test(.disabled("crashes the test process (SIGSEGV) until an undecodable effect action is an error"))
-  func anEffectActionThatDoesNotDecodeIsAnError() {
+  /// host died instead of failing the action. The initializer now `throws` rather than
+  /// `rethrows`.
+  @Test func anEffectActionThatDoesNotDecodeIsAnError() {
     #expect(throws: Undecodable.self) {
       _ = try Effect<Int>(PortableEffect.send([0xFF]), decode: { _ in throw Undecodable() }) { _ in .none }
     }

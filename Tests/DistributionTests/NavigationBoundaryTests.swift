@@ -60,18 +60,18 @@ import Testing
     // The timers start half a second apart, so that their ticks arrive in a fixed order even
     // from two workers.
     await store.send(.path(.element(id: 0, action: .detail(.readButtonTapped)))) { $0.path[id: 0] = .detail(detail) }
-    clock.advance(by: .milliseconds(500))
+    await clock.advance(by: .milliseconds(500))
     await store.send(.path(.element(id: 1, action: .detail(.readButtonTapped)))) { $0.path[id: 1] = .detail(detail) }
     detail.secondsRead = 1
-    clock.advance(by: .milliseconds(500))
+    await clock.advance(by: .milliseconds(500))
     await store.receive(.path(.element(id: 0, action: .detail(.timerTicked)))) { $0.path[id: 0] = .detail(detail) }
-    clock.advance(by: .milliseconds(500))
+    await clock.advance(by: .milliseconds(500))
     await store.receive(.path(.element(id: 1, action: .detail(.timerTicked)))) { $0.path[id: 1] = .detail(detail) }
     // "Done" on the lower screen pops both: both timers stop, in whichever worker they ran.
     await store.send(.path(.element(id: 0, action: .detail(.doneButtonTapped))))
     await store.receive(.path(.element(id: 0, action: .detail(.delegate(.save(welcome))))))
     await store.receive(.path(.popFrom(id: 0))) { $0.path = [] }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
     #expect(composition.statistics(of: "path")?.slotsDropped == 2)
   }

@@ -26,7 +26,7 @@ import Transport
     .action(
       run: 3, sequence: 5, bytes: [7],
       outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": [1]]), effect: effect)),
-    .finished(run: 5), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling,
+    .finished(run: 5), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling, .ping(token: 3), .pong(token: 3),
   ]
 
   @Test func everyMessageReadsBackWhatItWrote() throws {

@@ -19,7 +19,7 @@ extension ExampleScripts {
       $0.destination = .editor(Notes.Editor.State(title: "Groceries"))
     }
     await store.send(.destination(.presented(.editor(.saveButtonTapped)))) { $0.destination = .editor(saving) }
-    clock.advance(by: .milliseconds(200))
+    await clock.advance(by: .milliseconds(200))
     await store.receive(.destination(.presented(.editor(.delegate(.save(title: "Groceries")))))) {
       $0.notes.append(groceries)
       $0.nextNoteID = 2
@@ -31,7 +31,7 @@ extension ExampleScripts {
     await store.send(.noteTapped(id: 1)) { $0.path.append(.detail(detail)) }
     detail.isReading = true
     await store.send(.path(.element(id: 0, action: .detail(.readButtonTapped)))) { $0.path[id: 0] = .detail(detail) }
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     detail.secondsRead = 1
     await store.receive(.path(.element(id: 0, action: .detail(.timerTicked)))) { $0.path[id: 0] = .detail(detail) }
     detail.note.body = "Milk, eggs"
@@ -50,7 +50,7 @@ extension ExampleScripts {
       $0.notes[id: 1] = detail.note
     }
     await store.receive(.path(.popFrom(id: 0))) { $0.path = [] }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
 
     // The alert deletes a note and goes away after its action.
     await store.send(.deleteButtonTapped(id: 0)) { $0.destination = .alert(.deletion(of: welcome)) }
@@ -70,7 +70,7 @@ extension ExampleScripts {
       $0.notes = []
       $0.path = []
     }
-    clock.advance(by: .seconds(5))
+    await clock.advance(by: .seconds(5))
     await store.finish()
   }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Transport
 
@@ -39,6 +40,9 @@ final class HostEffects: Sendable {
     var waiting: EffectExecutor?
     /// Whether the worker was asked to report settling.
     var asksForReports = false
+    /// Pings sent, and the one being waited for, if any.
+    var pings: UInt64 = 0
+    var awaitedPong: (token: UInt64, answered: DispatchSemaphore)?
   }
 
   private let state = Mutex(State())
@@ -118,6 +122,24 @@ final class HostEffects: Sendable {
       })
   }
 
+  /// Whether the worker answers a ping on this connection within `deadline`: a worker whose
+  /// effects connection stopped moving in either direction does not. For one caller at a time.
+  func answersPing(within deadline: Duration) -> Bool {
+    let answered = DispatchSemaphore(value: 0)
+    let token = state.withLock { state -> UInt64? in
+      guard state.phase == .open else { return nil }
+      state.pings += 1
+      state.awaitedPong = (state.pings, answered)
+      return state.pings
+    }
+    guard let token else { return true }
+    send(.ping(token: token))
+    let seconds = Double(deadline.wholeMilliseconds) / 1_000
+    let isAnswered = answered.wait(timeout: .now() + seconds) == .success
+    state.withLock { $0.awaitedPong = nil }
+    return isAnswered || state.withLock { $0.phase != .open }
+  }
+
   /// Ends every proxy, reporting them lost, and the connection.
   func close() {
     let proxies = end(as: .closed)
@@ -176,7 +198,8 @@ final class HostEffects: Sendable {
       switch message {
       case let .action(run, _, _, _), let .finished(run), let .sleep(run, _, _): run > state.highestRun
       case let .settled(count): count > state.wakes
-      case .start, .cancel, .processed, .woke, .reportSettling: true
+      case let .pong(token): token > state.pings
+      case .start, .cancel, .processed, .woke, .reportSettling, .ping: true
       }
     }
     guard !made else { return fail("it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))") }
@@ -200,7 +223,9 @@ final class HostEffects: Sendable {
         return state.waiting
       }
       waiting?.remoteWorkDidSettle()
-    case .start, .cancel, .processed, .woke, .reportSettling:
+    case let .pong(token):
+      state.withLock { state in state.awaitedPong?.token == token ? state.awaitedPong : nil }?.answered.signal()
+    case .start, .cancel, .processed, .woke, .reportSettling, .ping:
       break
     }
   }

@@ -89,6 +89,8 @@ extension Wire.EffectMessage: WireMessage {
     case let .woke(token): writer.write(tag: 6, token)
     case let .settled(count): writer.write(tag: 7, count)
     case .reportSettling: writer.write(tag: 8)
+    case let .ping(token): writer.write(tag: 9, token)
+    case let .pong(token): writer.write(tag: 10, token)
     }
   }
 
@@ -107,6 +109,8 @@ extension Wire.EffectMessage: WireMessage {
     case 6: self = .woke(token: try reader.readUInt64())
     case 7: self = .settled(count: try reader.readUInt64())
     case 8: self = .reportSettling
+    case 9: self = .ping(token: try reader.readUInt64())
+    case 10: self = .pong(token: try reader.readUInt64())
     case let tag: throw .malformed("unknown effect message tag \(tag)")
     }
   }

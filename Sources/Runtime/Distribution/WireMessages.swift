@@ -82,13 +82,17 @@ enum Wire {
     case settled(count: UInt64)
     /// Host → worker: send `settled` from now on; a test store is waiting on these effects.
     case reportSettling
+    /// Host → worker: answer with `pong` at once; the host checks the connection still moves.
+    case ping(token: UInt64)
+    /// Worker → host: the answer to `ping`.
+    case pong(token: UInt64)
 
     /// Whether the message, from the host, can set a worker's effect body going again: the
     /// host counts these, and the worker's `settled` says how many it has caught up with.
     var wakesWorker: Bool {
       switch self {
       case .start, .cancel, .processed, .woke: true
-      case .action, .finished, .sleep, .settled, .reportSettling: false
+      case .action, .finished, .sleep, .settled, .reportSettling, .ping, .pong: false
       }
     }
   }

@@ -150,8 +150,8 @@ final class WorkerEffects: Sendable {
       case let .cancel(run): run <= state.nextRun
       case let .processed(sequence, _): state.waiting[sequence] != nil
       case let .woke(token): token <= state.nextSleep
-      case .reportSettling: true
-      case .action, .finished, .sleep, .settled: false
+      case .reportSettling, .ping: true
+      case .action, .finished, .sleep, .settled, .pong: false
       }
     }
     guard isKnown else { return stop() }
@@ -169,7 +169,9 @@ final class WorkerEffects: Sendable {
       state.withLock { $0.reportsSettling = true }
       reportIfSettled()
       return
-    case .action, .finished, .sleep, .settled:
+    case let .ping(token):
+      return send(.pong(token: token))
+    case .action, .finished, .sleep, .settled, .pong:
       return
     }
     state.withLock { $0.wakes += 1 }

@@ -172,11 +172,18 @@ final class WorkerLink: Sendable {
     }
   }
 
-  /// Checks that a worker nobody has asked anything for `idle` still answers within its
-  /// deadline, so that a stopped worker whose effects were meant to be running is noticed
-  /// without waiting for the next action. Skips a worker that is busy with a request.
+  /// Checks that the worker still answers within its deadline on its effects connection, and
+  /// on its control connection when nobody has asked it anything for `idle`: a stopped
+  /// worker whose effects were meant to be running is noticed without waiting for the next
+  /// action. Skips a control connection busy with a request.
   func probe(ifIdleFor idle: Duration) throws {
-    guard fault.withLock({ $0 }) == nil, lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
+    guard fault.withLock({ $0 }) == nil else { return }
+    // Effects move on their own connection, which may stop while requests still pass.
+    guard effects.answersPing(within: deadline) else {
+      abandon(because: "it stalled")
+      throw WorkerStalled(pid: pid, deadline: deadline)
+    }
+    guard lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
     let frame = Wire.frame(Wire.Request.ping)
     do {
       let reply = try control.withLockIfAvailable { control in try exchange(frame, on: control).reply }

@@ -182,14 +182,6 @@ public struct SocketDirectory: Sendable {
     return removed
   }
 
-  /// The name of a directory entry, read in place up to its terminating zero: `readdir` gives
-  /// entries only as long as their names, so copying the whole 256-byte `d_name` can read past
-  /// the end of the directory buffer's mapping (a crash seen in the leak test).
-  private static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
-    let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-    return String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
-  }
-
   /// Empties and removes directory `name` of `parent`, if it is still the directory that was
   /// checked (same device and inode, a directory, this user's): opened without following a
   /// link, emptied with `unlinkat`, which removes a link itself and never what it points to.
