@@ -65,3 +65,46 @@ extension AlertState where Action == Confirmation.Action.Alert {
     #expect(store.state.alert?.id != old?.id)
   }
 }
+
+/// The same for a confirmation dialog: one the parent puts up in place of the old one, even
+/// an equal-looking one, stays up.
+private struct ClearAll: Reducer {
+  struct State: Equatable {
+    var dialog: ConfirmationDialogState<Action.Dialog>?
+  }
+  enum Action: Equatable, Sendable {
+    case dialog(PresentationAction<Dialog>)
+    enum Dialog: Equatable, Sendable { case clear, askAgain }
+  }
+
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      if case .dialog(.presented(.askAgain)) = action { state.dialog = .clearAll }
+      return .none
+    }
+    .ifLet(\.dialog, action: Action.dialog)
+  }
+}
+
+extension ConfirmationDialogState where Action == ClearAll.Action.Dialog {
+  fileprivate static var clearAll: Self {
+    ConfirmationDialogState(titleVisibility: .visible) {
+      TextState("Clear everything?")
+    } actions: {
+      ButtonState(role: .destructive, action: .clear) { TextState("Clear") }
+    }
+  }
+}
+
+@MainActor
+@Suite struct EphemeralDialogTests {
+  @Test func aDialogTheParentPutInPlaceOfTheOldOneStaysAndAnAnsweredOneGoes() {
+    let store = Store(initialState: ClearAll.State(dialog: .clearAll)) { ClearAll() }
+    let old = store.state.dialog
+    store.send(.dialog(.presented(.askAgain)))
+    #expect(store.state.dialog == .clearAll)
+    #expect(store.state.dialog?.id != old?.id)
+    store.send(.dialog(.presented(.clear)))
+    #expect(store.state.dialog == nil)
+  }
+}

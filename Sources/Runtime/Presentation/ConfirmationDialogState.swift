@@ -1,3 +1,5 @@
+import Foundation
+
 /// The state of a confirmation dialog: a title, an optional message and buttons that send
 /// actions. Like an alert, it is dismissed after any of its actions.
 ///
@@ -9,12 +11,15 @@
 ///   ButtonState(role: .cancel) { TextState("Cancel") }
 /// }
 /// ```
-public struct ConfirmationDialogState<Action: Sendable>: EphemeralState {
+public struct ConfirmationDialogState<Action: Sendable>: EphemeralState, Identifiable {
   /// Whether the dialog shows its title.
   public enum Visibility: String, Equatable, Hashable, Sendable, Codable {
     case automatic, hidden, visible
   }
 
+  /// Which dialog this is: a new one for each dialog made, so a parent that replaces a dialog
+  /// with an equal-looking one still shows a new dialog. Equality ignores it.
+  public let id: UUID
   /// Whether the title is shown.
   public let titleVisibility: Visibility
   /// The dialog's title.
@@ -31,6 +36,7 @@ public struct ConfirmationDialogState<Action: Sendable>: EphemeralState {
     @ButtonStateBuilder<Action> actions: () -> [ButtonState<Action>] = { [] },
     message: (() -> TextState)? = nil
   ) {
+    self.id = UUID()
     self.titleVisibility = titleVisibility
     self.title = title()
     self.buttons = actions()
@@ -38,6 +44,27 @@ public struct ConfirmationDialogState<Action: Sendable>: EphemeralState {
   }
 }
 
-extension ConfirmationDialogState: Equatable where Action: Equatable {}
-extension ConfirmationDialogState: Hashable where Action: Hashable {}
+extension ConfirmationDialogState: Equatable where Action: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.titleVisibility == rhs.titleVisibility && lhs.title == rhs.title && lhs.message == rhs.message
+      && lhs.buttons == rhs.buttons
+  }
+}
+extension ConfirmationDialogState: Hashable where Action: Hashable {
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(titleVisibility)
+    hasher.combine(title)
+    hasher.combine(message)
+    hasher.combine(buttons)
+  }
+}
 extension ConfirmationDialogState: Codable where Action: Codable {}
+
+extension ConfirmationDialogState: CustomReflectable {
+  /// What test failures and dumps show: the content, without the identity.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: ["titleVisibility": titleVisibility, "title": title, "message": message as Any, "buttons": buttons])
+  }
+}
