@@ -222,15 +222,15 @@ private struct OuterCloser: Reducer {
     await again.send(.destination(.presented(.sheet(.tick)))) { $0.destination = .sheet(Sheet.State(id: 5, ticks: 1)) }
   }
 
-  @Test func anAlertReplacedByAnotherAlertIsTheSamePresentationAndGoesAway() async {
+  @Test func anAlertTheParentReplacedWhileHandlingTheOldOnesActionStaysUp() async {
     let store = TestStore(initialState: Presenter.State()) { Presenter() }
     await store.send(.presentAlertAndDialog) {
       $0.alert = AlertState { TextState("Sure?") }
       $0.dialog = ConfirmationDialogState(titleVisibility: .visible) { TextState("Really?") }
     }
-    // An alert has no identity of its own: one replaced by another is the same presentation,
-    // so it goes away after the action, as in TCA.
-    await store.send(.alert(.presented(.again))) { $0.alert = nil }
+    // Each alert has an identity of its own: the one the parent put up in the old one's place
+    // is a new presentation, and stays.
+    await store.send(.alert(.presented(.again))) { $0.alert = AlertState { TextState("Once more?") } }
     await store.send(.dialog(.dismiss)) { $0.dialog = nil }
   }
 

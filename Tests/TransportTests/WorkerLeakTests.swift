@@ -59,17 +59,13 @@ import Transport
     let elapsed = ContinuousClock.now - started
     let descriptorsAfter = openDescriptors()
     let threadsAfter = threadCount()
-    let added = descriptorsAfter.filter { descriptorsBefore[$0.key] != $0.value }
     print("1,000 workers in \(elapsed); descriptors \(descriptorsBefore.count) → \(descriptorsAfter.count), threads \(threadsBefore) → \(threadsAfter)")
     // Exactly: no descriptor of this process is open on any worker's pipes.
     #expect(pipes.count == 3_000)
     #expect(Set(descriptorsAfter.values).isDisjoint(with: pipes))
-    // Slack: threads that have handed on their last result but not yet finished exiting (a
-    // worker's two output readers, Foundation's termination-handler thread), and what other
-    // suites running at the same time open and close. A leak per worker would show as a
-    // thousand.
-    #expect(added.count <= 4, "new descriptors: \(added)")
-    #expect(threadsAfter <= threadsBefore + 4)
+    // The counts of the whole process are printed, not checked: other suites open and close
+    // descriptors and threads at the same time. `SoakTests` checks them in a process of its
+    // own.
     #expect(pids.filter(isUnreapedChild).isEmpty)
   }
 
