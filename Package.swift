@@ -41,12 +41,12 @@ let package = Package(
     // Restarts and retires workers in a process of its own and reports what the host holds.
     .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "Examples"]),
     // Stands in for a worker and relays its frames to the host, damaging some: for chaos tests.
-    .executableTarget(name: "chaos-relay", dependencies: ["Transport"]),
+    .executableTarget(name: "chaos-relay", dependencies: ["Transport", "TransportTestSupport"]),
     .executableTarget(
       name: "bulkhead-benchmark",
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
-    .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting"]),
+    .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "TransportTestSupport"]),
     // The seed examples' test scripts, run in one process and across processes.
     .target(name: "ExampleScripts", dependencies: ["Examples", "BulkheadTesting"], path: "Tests/ExampleScripts"),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting", "ExampleScripts"]),
@@ -54,7 +54,7 @@ let package = Package(
       name: "DistributionTests",
       dependencies: [
         "Bulkhead", "BulkheadTesting", "ExampleScripts", "Examples", "Transport", "child-worker",
-        "parent-host", "bulkhead-soak", "chaos-relay",
+        "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],

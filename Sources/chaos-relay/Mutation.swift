@@ -1,4 +1,5 @@
 import Transport
+import TransportTestSupport
 
 /// A way to damage one frame on its way through the relay.
 enum Mutation: String, CaseIterable, Sendable {
@@ -41,35 +42,20 @@ enum Delivery: Equatable {
   case stall
 }
 
-/// SplitMix64: small, fast and seeded, so that a run with the same seed makes the same
-/// decisions for the same frames.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// Decides, frame by frame, whether and how to damage one direction of one connection. Each
 /// direction has a generator of its own, derived from the seed and the direction's number, so
 /// its decisions depend only on its own frames and not on how threads interleave.
 struct Mutator {
-  private var generator: SplitMix64
+  private var generator: SeededGenerator
   private let rate: Double
   private let kinds: [Mutation]
   /// Frames at the start of the direction that pass untouched (the greeting, say).
   private let untouched: Int
 
   init(seed: UInt64, lane: UInt64, rate: Double, kinds: [Mutation], untouched: Int) {
-    var mixer = SplitMix64(seed: seed ^ (lane &* 0xD1B5_4A32_D192_ED03))
-    generator = SplitMix64(seed: mixer.next())
+    var mixer = SeededGenerator(seed: seed ^ (lane &* 0xD1B5_4A32_D192_ED03))
+    generator = SeededGenerator(seed: mixer.next())
     self.rate = rate
     self.kinds = kinds
     self.untouched = untouched

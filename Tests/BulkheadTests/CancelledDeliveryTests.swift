@@ -1,5 +1,6 @@
 @_spi(Testing) import Bulkhead
 import Testing
+import TransportTestSupport
 
 /// A child whose one effect sleeps a second and then reports.
 private struct Sleeper: Reducer {

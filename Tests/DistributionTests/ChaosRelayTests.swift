@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import Transport
+import TransportTestSupport
 
 /// Bad bytes never win: every worker runs behind `chaos-relay`, which damages frames both
 /// ways with a seeded generator, and the host must neither crash nor hang, must report the

@@ -3,6 +3,7 @@ import Examples
 import Foundation
 import Synchronization
 import Testing
+import TransportTestSupport
 
 /// Random action sequences, seeded and reproducible, give the same state after every action
 /// and the same actions at the root whether the boundaries run in the host or in workers.

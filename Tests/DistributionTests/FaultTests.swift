@@ -2,6 +2,7 @@
 import Examples
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// Workers die — `kill -9` at random points — and the host loses nothing it committed.
 @MainActor

@@ -1,6 +1,7 @@
 import Bulkhead
 import Testing
 import Transport
+import TransportTestSupport
 
 @Suite struct StatePatchTests {
   struct Form: Codable, Equatable {

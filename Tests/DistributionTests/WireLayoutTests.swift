@@ -1,6 +1,7 @@
 @testable import Bulkhead
 import Testing
 import Transport
+import TransportTestSupport
 
 /// The wire messages read back what they wrote, and bytes from a misbehaving peer are an
 /// error, never a crash or an unbounded allocation.
