@@ -86,7 +86,7 @@ final class Events: Sendable {
 }
 
 /// Whether every worker `composition` started has exited.
-func allExited(_ pids: [Int32]) -> Bool {
+func allExited(_ pids: some Sequence<Int32>) -> Bool {
   pids.allSatisfy { ProcessWatch.waitForExit(of: $0, milliseconds: 5_000) }
 }
 
