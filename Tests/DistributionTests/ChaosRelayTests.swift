@@ -41,16 +41,7 @@ import TransportTestSupport
   @Test func timersInAPoolSurviveDamagedFrames() async throws {
     try await run(app: "timers", placement: "timers pool 2\n", seed: 3_000, rate: 0.02) { composition in
       Store(initialState: Timers.State()) { composition.compose(Timers()) }
-    } next: { state, generator in
-      let ids = state.timers.ids
-      switch Int.random(in: 0..<4, using: &generator) {
-      case 0: return .addTimerTapped
-      case 1 where !ids.isEmpty: return .removeTimerTapped(id: ids.randomElement(using: &generator)!)
-      default:
-        guard let id = ids.randomElement(using: &generator) else { return .addTimerTapped }
-        return .timers(.element(id: id, action: .tick))
-      }
-    }
+    } next: { Timers.randomAction($0, &$1) }
   }
 
   /// The soak that found the hang: flips everywhere, effect messages included.

@@ -47,17 +47,8 @@ import TransportTestSupport
 
   @Test func timersInAPool() async throws {
     try await compare(
-      app: "timers", placement: "timers pool 3\n", initialState: Timers.State(), reducer: Timers()
-    ) { state, generator in
-      let ids = state.timers.ids
-      switch Int.random(in: 0..<4, using: &generator) {
-      case 0: return .addTimerTapped
-      case 1 where !ids.isEmpty: return .removeTimerTapped(id: ids.randomElement(using: &generator)!)
-      default:
-        guard let id = ids.randomElement(using: &generator) else { return .addTimerTapped }
-        return .timers(.element(id: id, action: .tick))
-      }
-    }
+      app: "timers", placement: "timers pool 3\n", initialState: Timers.State(), reducer: Timers(),
+      next: Timers.randomAction)
   }
 
   @Test func effectStreamsWhileTheParentSometimesChangesTheChild() async throws {

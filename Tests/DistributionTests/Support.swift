@@ -3,6 +3,7 @@ import Examples
 import Foundation
 import Synchronization
 import Transport
+import TransportTestSupport
 
 /// The worker executable built beside the tests.
 let workerExecutable: URL = {
@@ -90,3 +91,17 @@ func allExited(_ pids: some Sequence<Int32>) -> Bool {
   pids.allSatisfy { ProcessWatch.waitForExit(of: $0, milliseconds: 5_000) }
 }
 
+
+extension Timers {
+  /// A random action the Timers app can take in `state`: add, remove, or tick a timer.
+  static func randomAction(_ state: State, _ generator: inout SeededGenerator) -> Action {
+    let ids = state.timers.ids
+    switch Int.random(in: 0..<4, using: &generator) {
+    case 0: return .addTimerTapped
+    case 1 where !ids.isEmpty: return .removeTimerTapped(id: ids.randomElement(using: &generator)!)
+    default:
+      guard let id = ids.randomElement(using: &generator) else { return .addTimerTapped }
+      return .timers(.element(id: id, action: .tick))
+    }
+  }
+}
