@@ -46,7 +46,7 @@ let package = Package(
       name: "bulkhead-benchmark",
       dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
-    .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "TransportTestSupport"]),
+    .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "TransportTestSupport"]),
     // The seed examples' test scripts, run in one process and across processes.
     .target(name: "ExampleScripts", dependencies: ["Examples", "BulkheadTesting"], path: "Tests/ExampleScripts"),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting", "ExampleScripts"]),

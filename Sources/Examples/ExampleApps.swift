@@ -109,6 +109,10 @@ public struct ExampleApp: Sendable {
         .timers(.element(id: 2, action: .startTapped)),
       ], awaitingEffects: false, reducer: Timers.init),
     ExampleApp(
+      "race", "Effects waking at the same instant cancel one another; one is in a child",
+      initialState: Race.State(count: 3, plan: [0: .effect(2), 1: .child]), actions: [.begin],
+      reducer: Race.init),
+    ExampleApp(
       "notes", "Navigation: a sheet, an alert and a dialog as one destination, and a stack",
       initialState: Notes.State(),
       actions: [

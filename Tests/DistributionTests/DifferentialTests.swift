@@ -71,7 +71,7 @@ import TransportTestSupport
   @Test func navigationWithDismissalsFromEffects() async throws {
     let (_, statistics) = try await compare(
       app: "notes", placement: "destination\npath pool 3\n", initialState: Notes.State(), reducer: Notes(),
-      dependencies: { $0.continuousClock = ImmediateClock() }, next: Self.notesAction)
+      count: 3_000, dependencies: { $0.continuousClock = ImmediateClock() }, next: Self.notesAction)
     // Dismissals reached both kinds of boundary: destinations retired, stack screens dropped.
     #expect(statistics["destination"]?.workersRetired ?? 0 > 20)
     #expect(statistics["path"]?.slotsDropped ?? 0 > 20)
