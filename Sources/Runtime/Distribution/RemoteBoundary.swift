@@ -19,6 +19,8 @@ final class RemoteBoundary: Sendable {
   private let policy: RestartPolicy
   private let report: @Sendable (BoundaryEvent) -> Void
   private let pool: Locked<Pool>
+  /// How many workers serve the boundary: fixed, so read without the lock.
+  private let workers: Int
 
   /// What the host knows of one child state in a worker: its version and its value there.
   private struct Synced {
@@ -53,10 +55,6 @@ final class RemoteBoundary: Sendable {
     var isStopped = false
     var statistics = BoundaryStatistics()
 
-    /// The worker that serves `slot`: the same one for an element id in every run.
-    func index(of slot: [UInt8]) -> Int {
-      slot.isEmpty ? 0 : Int(RemoteBoundary.hash(slot) % UInt64(members.count))
-    }
 
     var isOpen: Bool { failure == nil && !isStopped }
   }
@@ -72,6 +70,7 @@ final class RemoteBoundary: Sendable {
     report: @escaping @Sendable (BoundaryEvent) -> Void,
     launch: @escaping @Sendable (_ index: Int) throws -> WorkerLink
   ) {
+    self.workers = workers
     self.path = path
     self.retiresWorkers = retiresWorkers
     self.launch = launch
@@ -91,7 +90,7 @@ final class RemoteBoundary: Sendable {
 
   /// Starts every worker of the pool that is not running.
   func start() throws {
-    for index in 0..<pool.withLock({ $0.members.count }) {
+    for index in 0..<workers {
       _ = try acquire(index)
     }
   }
@@ -134,7 +133,7 @@ final class RemoteBoundary: Sendable {
   func remove(element: (any Sendable)?) {
     guard let slot = try? element.map(Self.encodeElement) ?? [] else { return }
     let forgetting = pool.withLock { pool -> WorkerLink? in
-      let index = pool.index(of: slot)
+      let index = index(of: slot)
       guard pool.synced[index].removeValue(forKey: slot) != nil else { return nil }
       if retiresWorkers {
         retire(&pool, index)
@@ -178,7 +177,7 @@ final class RemoteBoundary: Sendable {
     slot: [UInt8], action: [UInt8], state: inout State, states: ValueCoding<State>,
     actions: ValueCoding<Action>
   ) -> Effect<Action> {
-    let index = pool.withLock { $0.index(of: slot) }
+    let index = index(of: slot)
     var link: WorkerLink?
     while true {
       do {
@@ -382,6 +381,11 @@ final class RemoteBoundary: Sendable {
     return min(.milliseconds(25 << min(failures - 2, 6)), .seconds(1))
   }
 
+  /// The worker that serves `slot`: the same one for an element id in every run.
+  private func index(of slot: [UInt8]) -> Int {
+    slot.isEmpty ? 0 : Int(Self.hash(slot) % UInt64(workers))
+  }
+
   private static func encodeElement(_ element: any Sendable) throws -> [UInt8] {
     guard let encodable = element as? any Encodable else {
       throw DistributionError.notCodable(boundary: "forEach", type: "\(type(of: element))")
@@ -390,7 +394,7 @@ final class RemoteBoundary: Sendable {
   }
 
   /// FNV-1a: the same element lands on the same worker in every run.
-  fileprivate static func hash(_ bytes: [UInt8]) -> UInt64 {
+  private static func hash(_ bytes: [UInt8]) -> UInt64 {
     bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }

@@ -90,8 +90,8 @@ final class WorkerLink: Sendable {
       try Self.check(greetingOn: control, from: process, plan: plan, before: acceptor.deadline)
       // Every request has a deadline; so has every write, to a worker that stopped reading.
       try control.setReceiveTimeout(milliseconds: plan.deadline.wholeMilliseconds)
-      try control.socket.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
-      try effects.socket.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      try control.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      try effects.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
     } catch {
       process.kill()
       throw Self.unavailable(plan, process, error)
@@ -161,15 +161,7 @@ final class WorkerLink: Sendable {
   func request(_ request: Wire.Request) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
     if let reason = fault.withLock({ $0 }) { throw unavailable(reason) }
     let frame = Wire.frame(request)
-    do {
-      return try control.withLock { control in try exchange(frame, on: control) }
-    } catch TransportError.timedOut {
-      abandon(because: "it stalled")
-      throw WorkerStalled(pid: pid, deadline: deadline)
-    } catch {
-      abandon(because: "\(error)")
-      throw fault.withLock { $0 }.map(unavailable) ?? error
-    }
+    return try givingUpOnFailure { try control.withLock { control in try exchange(frame, on: control) } }
   }
 
   /// Checks that the worker still answers within its deadline on its effects connection, and
@@ -178,24 +170,31 @@ final class WorkerLink: Sendable {
   /// action. Skips a control connection busy with a request.
   func probe(ifIdleFor idle: Duration) throws {
     guard fault.withLock({ $0 }) == nil else { return }
-    // Effects move on their own connection, which may stop while requests still pass.
-    guard effects.answersPing(within: deadline) else {
-      abandon(because: "it stalled")
-      throw WorkerStalled(pid: pid, deadline: deadline)
-    }
-    guard lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
-    let frame = Wire.frame(Wire.Request.ping)
-    do {
+    try givingUpOnFailure {
+      // Effects move on their own connection, which may stop while requests still pass.
+      guard effects.answersPing(within: deadline) else {
+        throw TransportError.timedOut(path: "the effects connection of worker \(pid)", milliseconds: deadline.wholeMilliseconds)
+      }
+      guard lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
+      let frame = Wire.frame(Wire.Request.ping)
       let reply = try control.withLockIfAvailable { control in try exchange(frame, on: control).reply }
       guard reply == nil || reply == .pong else {
         throw DistributionError.protocolViolation("worker \(pid) answered a ping with \(reply.map(String.init(describing:)) ?? "")")
       }
+    }
+  }
+
+  /// Runs `body`, and gives the link up if it fails: a timeout is a stall, anything else a
+  /// fault of the worker's.
+  private func givingUpOnFailure<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
     } catch TransportError.timedOut {
       abandon(because: "it stalled")
       throw WorkerStalled(pid: pid, deadline: deadline)
     } catch {
       abandon(because: "\(error)")
-      throw error
+      throw fault.withLock { $0 }.map(unavailable) ?? error
     }
   }
 
@@ -217,7 +216,7 @@ final class WorkerLink: Sendable {
   func abandon(because reason: String) {
     fault.withLock { $0 = $0 ?? reason }
     process.kill()
-    shutDownControl()
+    controlShutdown.shutdown()
     effects.close()
   }
 
@@ -226,7 +225,7 @@ final class WorkerLink: Sendable {
   func retire() {
     fault.withLock { $0 = $0 ?? "it was retired" }
     effects.retire()
-    shutDownControl()
+    controlShutdown.shutdown()
     process.closeInput()
   }
 
@@ -234,12 +233,8 @@ final class WorkerLink: Sendable {
   /// composition's roster sees the process out.
   func close() {
     fault.withLock { $0 = $0 ?? "the composition shut down" }
-    shutDownControl()
+    controlShutdown.shutdown()
     effects.close()
     process.closeInput()
-  }
-
-  private func shutDownControl() {
-    controlShutdown.shutdown()
   }
 }

@@ -33,15 +33,9 @@ public enum Handshake {
       connection.socket.close()
       throw .authenticationFailed("peer pid \(credentials.pid) is not the launched worker's (\(expectedPID))")
     }
-    var limit = timeval(tv_sec: timeout, tv_usec: 0)
-    setsockopt(connection.socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    defer {
-      var none = timeval(tv_sec: 0, tv_usec: 0)
-      setsockopt(connection.socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
-    }
     let hello: Frame?
     do {
-      hello = try connection.receive()
+      hello = try connection.receive(within: Int32(clamping: timeout * 1_000))
     } catch {
       connection.socket.close()
       throw .authenticationFailed("no valid hello from pid \(credentials.pid): \(error)")
