@@ -155,8 +155,9 @@ public final class WorkerProcess: Sendable {
   /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
   public var isRunning: Bool { life.isRunning }
 
-  /// Blocks until the worker has exited, at most `milliseconds`; false if it still runs. For
-  /// a caller that must not suspend, such as a shutdown with a bound.
+  /// Blocks until the worker has exited and been reaped, at most `milliseconds`; false if it
+  /// has not by then. For a caller that must not suspend, such as a shutdown with a bound
+  /// that promises no zombie.
   public func waitForExit(milliseconds: Int32) -> Bool { life.waitForExit(milliseconds: milliseconds) }
 
   /// A new descriptor that becomes readable when the worker exits, for the caller to poll and
@@ -176,27 +177,6 @@ public final class WorkerProcess: Sendable {
   public func waitForExit() async -> Exit {
     await life.wait()
   }
-
-  /// Stops the worker and releases everything the host holds for it: closes its standard
-  /// input, waits up to `grace` for it to exit, kills it (SIGKILL) if it has not, and waits
-  /// for the end (as `waitForExit()`).
-  public func stop(grace: Duration = .seconds(2)) async -> Exit {
-    life.closeInput()
-    await withTaskGroup(of: Bool.self) { [life] group in
-      group.addTask {
-        _ = await life.wait()
-        return true
-      }
-      group.addTask {
-        try? await Task.sleep(for: grace)
-        return false
-      }
-      let first = await group.next() ?? true
-      group.cancelAll()
-      if !first { _ = life.signal(SIGKILL) }
-    }
-    return await life.wait()
-  }
 }
 
 /// What the host holds for one worker while it runs, how it ended, and who is waiting to
@@ -210,6 +190,8 @@ private final class WorkerLife: Sendable {
     var exit: WorkerProcess.Exit?
     var openOutputs = 2
     var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
+    /// Threads blocked in `waitForExit(milliseconds:)`, woken when the exit is recorded.
+    var blockedWaiters: [DispatchSemaphore] = []
   }
 
   private let state = Mutex(State())
@@ -282,27 +264,29 @@ private final class WorkerLife: Sendable {
     return copy >= 0 ? copy : nil
   }
 
+  /// Waits for the exit Foundation records once it has reaped the process: a pidfd turns
+  /// readable earlier, while the process is still a zombie.
   func waitForExit(milliseconds: Int32) -> Bool {
-    guard let watched = exitDescriptor() else { return !isRunning }
-    defer { Glibc.close(watched) }
-    var request = pollfd(fd: watched, events: Int16(POLLIN), revents: 0)
-    while true {
-      let ready = poll(&request, 1, milliseconds)
-      if ready >= 0 { return ready > 0 }
-      if errno != EINTR { return !isRunning }
+    let reaped = DispatchSemaphore(value: 0)
+    let hasExited = state.withLock { state in
+      if state.exit == nil { state.blockedWaiters.append(reaped) }
+      return state.exit != nil
     }
+    return hasExited || reaped.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .success
   }
 
   func recordExit(_ exit: WorkerProcess.Exit) {
-    let (input, pidfd, waiters) = state.withLock { state in
+    let (input, pidfd, waiters, blocked) = state.withLock { state in
       state.exit = exit
       defer {
         state.input = nil
         state.pidfd = -1
+        state.blockedWaiters = []
         if state.openOutputs == 0 { state.waiters = [] }
       }
-      return (state.input, state.pidfd, state.openOutputs == 0 ? state.waiters : [])
+      return (state.input, state.pidfd, state.openOutputs == 0 ? state.waiters : [], state.blockedWaiters)
     }
+    for semaphore in blocked { semaphore.signal() }
     try? input?.close()
     if pidfd >= 0 { Glibc.close(pidfd) }
     for waiter in waiters { waiter.resume(returning: exit) }
