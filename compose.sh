@@ -5,55 +5,113 @@
 #                                       by PLACEMENT (default: placements/APP.placement, if any;
 #                                       "none" runs every boundary in the host process)
 #   ./compose.sh hold [APP] [PLACEMENT] the same, then stay up showing effects until Ctrl-C
-#   ./compose.sh list                   list the example apps and the placement files
+#   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
-#   ./compose.sh test                   run the whole test suite
+#   ./compose.sh test                   run the whole test suite (this package and Samples/)
 #   ./compose.sh bench                  run the benchmark (release build)
+#
+# run, hold, list and boundaries take --package PATH --product NAME first, to use the apps of
+# another package's executable (one whose main calls HostCommand.main) instead of the
+# built-in examples: ./compose.sh run --package Samples/Guestbook --product guestbook
 set -euo pipefail
+caller="$PWD"
 cd "$(dirname "$0")"
+root="$PWD"
 
 usage() {
-  sed -n '4,12p' "$0" | sed 's/^# //'
+  sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
-build_release() {
-  for product in "$@"; do swift build -c release --product "$product" >&2; done
+fail() {
+  echo "compose.sh: $*" >&2
+  exit 64
 }
+
+# PATH as the caller meant it: relative to the directory compose.sh was run from.
+from_caller() {
+  case "$1" in
+    /*) echo "$1" ;;
+    *) echo "$caller/$1" ;;
+  esac
+}
+
+# The packages whose tests `test` runs besides this one's.
+samples=(Samples/Guestbook)
 
 command="${1:-run}"
 [ $# -gt 0 ] && shift
+
+# The host to run: the built-in parent-host, or --package PATH --product NAME.
+package=""
+product=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --package) [ $# -ge 2 ] || fail "--package needs a path"; package="$(from_caller "$2")"; shift 2 ;;
+    --product) [ $# -ge 2 ] || fail "--product needs a name"; product="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+if [ -n "$package" ] || [ -n "$product" ]; then
+  [ -n "$package" ] && [ -n "$product" ] || fail "--package and --product go together"
+  [ -f "$package/Package.swift" ] || fail "no Package.swift in $package"
+fi
+
+# Builds the host (and the built-in worker) in release and sets $host and $placements.
+build_host() {
+  if [ -n "$package" ]; then
+    swift build -c release --package-path "$package" --product "$product" >&2
+    host="$(swift build -c release --package-path "$package" --show-bin-path)/$product"
+    placements="$package/placements"
+  else
+    for built in parent-host child-worker; do swift build -c release --product "$built" >&2; done
+    host="$root/.build/release/parent-host"
+    placements=placements
+  fi
+}
+
 case "$command" in
   run | hold)
-    app="${1:-two-counters}"
-    placement="${2:-placements/$app.placement}"
+    build_host
+    app="${1:-}"
+    if [ -z "$app" ]; then
+      if [ -n "$package" ]; then app="$("$host" --list | head -n 1 | cut -d ' ' -f 1)"; else app=two-counters; fi
+    fi
     options=()
-    if [ "$placement" != none ] && { [ $# -ge 2 ] || [ -f "$placement" ]; }; then
-      options+=(--placement "$placement")
+    if [ $# -ge 2 ]; then
+      [ "$2" = none ] || options+=(--placement "$(from_caller "$2")")
+    elif [ -f "$placements/$app.placement" ]; then
+      options+=(--placement "$placements/$app.placement")
     fi
     [ "$command" = hold ] && options+=(--hold)
-    build_release parent-host child-worker
-    exec .build/release/parent-host --app "$app" "${options[@]}"
+    exec "$host" --app "$app" "${options[@]}"
     ;;
   list)
-    build_release parent-host
+    build_host
     echo "apps:"
-    .build/release/parent-host --list | sed 's/^/  /'
+    "$host" --list | sed 's/^/  /'
     echo "placements:"
-    for file in placements/*.placement; do
-      echo "  $file: $(grep -v '^#' "$file" | sed 's/#.*//' | xargs)"
+    for file in "$placements"/*.placement; do
+      [ -f "$file" ] || continue
+      echo "  ${file#"$root/"}: $(grep -v '^#' "$file" | sed 's/#.*//' | xargs)"
     done
     ;;
   boundaries)
     [ $# -eq 1 ] || usage
-    build_release parent-host
-    exec .build/release/parent-host --boundaries "$1"
+    build_host
+    exec "$host" --boundaries "$1"
     ;;
   test)
-    exec swift test "$@"
+    # A filter or other options apply to this package's tests only.
+    [ $# -gt 0 ] && exec swift test "$@"
+    swift test
+    for sample in "${samples[@]}"; do
+      # As an outside consumer: a module imported without being a declared dependency fails.
+      swift test --package-path "$sample" --explicit-target-dependency-import-check error
+    done
     ;;
   bench)
-    build_release bulkhead-benchmark child-worker
+    for built in bulkhead-benchmark child-worker; do swift build -c release --product "$built" >&2; done
     exec .build/release/bulkhead-benchmark
     ;;
   -h | --help | help)

@@ -96,7 +96,7 @@ private func childWorker(app: String = "payload") throws -> WorkerCommand {
       boundary: app,
       reason: "\(executable.path) is missing; build it first with \"swift build -c release --product child-worker\", or run \"./compose.sh bench\"")
   }
-  return WorkerCommand(executable: executable) { ["--app", app, "--boundary", $0] }
+  return .executable(executable, app: app)
 }
 
 private func microseconds(_ duration: Duration) -> Double {

@@ -67,7 +67,7 @@ let failures = Mutex(0)
 func compose<Root: Reducer>(_ root: Root, placing boundary: String) throws -> Composition {
   try Composition(
     root: root, placement: Placement(parsing: boundary, file: "(soak)"),
-    command: WorkerCommand(executable: worker) { ["--app", app, "--boundary", $0] },
+    command: .executable(worker, app: app),
     restartPolicy: RestartPolicy(maximumRestarts: .max, within: .seconds(1)),
     onEvent: { event in
       if case .boundaryFailed = event { failures.withLock { $0 += 1 } }

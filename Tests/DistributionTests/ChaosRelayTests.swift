@@ -183,7 +183,7 @@ import TransportTestSupport
       }
       return ["--seed", "\(seed &+ launch)", "--rate", "\(rate)", "--after", "\(untouched)", "--verbose"]
         + (kinds.map { ["--kinds", $0] } ?? []) + (lanes.map { ["--lanes", $0] } ?? [])
-        + ["--", workerExecutable.path, "--app", app, "--boundary", boundary]
+        + ["--", workerExecutable.path, "--bulkhead-worker", app, boundary]
     }
     guard let example = ExampleApp.named(app) else { throw DistributionError.unknownBoundary(app, known: []) }
     let composition = try Composition(
@@ -294,7 +294,7 @@ final class RelayOutput: Sendable {
 
   /// Reads `relaying worker PID, socket directory PATH`, and `seed S: … relayed N frames (…),
   /// mutated M` from progress lines and summaries.
-  @Sendable func append(_ line: WorkerProcess.OutputLine) {
+  @Sendable func append(_ line: WorkerOutput) {
     if echo { FileHandle.standardError.write(Data("[\(line.worker)] \(line.text)\n".utf8)) }
     let words = line.text.split(separator: " ")
     func number(after word: Substring) -> Int? {

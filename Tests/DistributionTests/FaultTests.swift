@@ -83,7 +83,7 @@ import TransportTestSupport
     let events = Events()
     // The worker serves dashboard's `profile`, where two-counters' `counter1` is expected: as
     // a worker built from other code would.
-    let command = WorkerCommand(executable: workerExecutable) { _ in ["--app", "dashboard", "--boundary", "profile"] }
+    let command = WorkerCommand(executable: workerExecutable) { _ in ["--bulkhead-worker", "dashboard", "profile"] }
     #expect {
       _ = try Composition(
         root: TwoCounters(), placement: Placement(parsing: "counter1\n", file: "wrong.placement"),

@@ -22,7 +22,7 @@ func composition(
   guard let example = ExampleApp.named(app) else { throw DistributionError.unknownBoundary(app, known: []) }
   return try Composition(
     root: example.root(), placement: Placement(parsing: placement, file: "\(app).placement"),
-    command: WorkerCommand(executable: workerExecutable) { ["--app", app, "--boundary", $0] },
+    command: .executable(workerExecutable, app: app),
     restartPolicy: restartPolicy, onEvent: events.append)
 }
 

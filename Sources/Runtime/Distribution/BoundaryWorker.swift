@@ -1,16 +1,42 @@
+import Foundation
 import Synchronization
-import Transport
+internal import Transport
 
 /// The worker side of a remote boundary: finds its child reducer in the app's tree, keeps the
 /// worker's copy of the child state, and runs the child's actions and effects for the host.
 ///
 /// ```swift
-/// // In child-worker, after connecting to the host:
-/// try BoundaryWorker.serve(TwoCounters(), boundary: "counter1", control: control, effects: effects)
+/// // The main of a worker-only executable:
+/// BoundaryWorker.main(apps: [guestbook])
 /// ```
 public enum BoundaryWorker {
+  /// Serves `boundary` of `root` for the host that started this process, until the host
+  /// closes the connection or dies. The host hands the socket and the launch secret over
+  /// standard input.
+  ///
+  /// - Throws: `DistributionError.usage` when standard input is a terminal (the process was
+  ///   started by hand, not by a host), and what connecting or serving ran into.
+  public static func serve<Root: Reducer>(_ root: Root, boundary path: String) throws {
+    let startedByHand = DistributionError.usage(
+      """
+      this process serves a boundary for a Bulkhead host, which starts it and hands it a socket \
+      and a secret on standard input; it is not started by hand. Run the host instead \
+      (./compose.sh run APP, or the app's executable with --app NAME).
+      """)
+    guard isatty(STDIN_FILENO) == 0 else { throw startedByHand }
+    let launch: WorkerLaunch
+    do {
+      launch = try WorkerLaunch.receive()
+    } catch .authenticationFailed {
+      throw startedByHand
+    }
+    let control = try launch.connect()
+    let effects = try launch.connect()
+    try serve(root, boundary: path, control: control, effects: effects)
+  }
+
   /// Serves `boundary` of `root` until the host closes the control connection.
-  public static func serve<Root: Reducer>(
+  static func serve<Root: Reducer>(
     _ root: Root, boundary path: String, control: FramedConnection, effects: FramedConnection
   ) throws {
     var finder = BoundaryFinder(target: path)

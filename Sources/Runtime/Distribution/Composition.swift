@@ -1,5 +1,5 @@
 import Foundation
-import Transport
+internal import Transport
 
 /// An app with its boundaries placed: the host's side of a composition. It checks the
 /// placement against the app's boundaries before any process starts, starts a worker (or a
@@ -37,7 +37,7 @@ public final class Composition: Sendable {
     root: Root, placement: Placement, command: WorkerCommand,
     restartPolicy: RestartPolicy = .standard,
     onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
-    onOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void = { _ in }
+    onOutput: @escaping @Sendable (WorkerOutput) -> Void = { _ in }
   ) throws {
     var checker = BoundaryTypes()
     visitBoundaries(of: root, under: "", with: &checker)
@@ -65,7 +65,13 @@ public final class Composition: Sendable {
       guard let expected = checker.greetings[boundary] else { continue }
       let plan = WorkerLaunchPlan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
-        deadline: entry.deadline, startupDeadline: entry.startupDeadline, output: onOutput, report: onEvent)
+        deadline: entry.deadline, startupDeadline: entry.startupDeadline,
+        output: { line in
+          onOutput(
+            WorkerOutput(
+              boundary: boundary, worker: line.worker,
+              stream: line.stream == .standardOutput ? .standardOutput : .standardError, text: line.text))
+        }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers,
         retiresWorkers: Self.servesOneChild(boundary, in: boundaries),

@@ -11,6 +11,8 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
   case workerUnavailable(boundary: String, reason: String)
   /// The worker was asked to serve a boundary its app does not have.
   case unknownBoundary(String, known: [String])
+  /// A command line the host or a worker cannot act on: what is wrong, and what to run.
+  case usage(String)
 
   public var description: String {
     switch self {
@@ -27,6 +29,8 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
       "The worker for \"\(boundary)\" is unavailable: \(reason)"
     case let .unknownBoundary(path, known):
       "There is no boundary \"\(path)\"; the boundaries are: \(known.joined(separator: ", "))."
+    case let .usage(message):
+      message
     }
   }
 }

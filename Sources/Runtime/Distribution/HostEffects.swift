@@ -1,6 +1,6 @@
 import Dispatch
 import Synchronization
-import Transport
+internal import Transport
 
 /// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
 /// the body in the worker, feeds its actions to the host's store one at a time, tells the

@@ -1,5 +1,5 @@
 import Dispatch
-import Transport
+internal import Transport
 
 /// Asks idle workers, once a period, whether they still answer: a worker stopped (`kill
 /// -STOP`) or wedged while its effects were meant to run is noticed within a period and its

@@ -1,4 +1,4 @@
-import Transport
+internal import Transport
 
 /// Rebuilds a struct from an old value of it and the encodings of the fields that changed:
 /// changed fields are decoded, the others are taken from the old value as they are.

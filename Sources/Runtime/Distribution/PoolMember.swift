@@ -1,5 +1,5 @@
 import Dispatch
-import Transport
+internal import Transport
 
 /// One place in a boundary's pool of workers.
 enum PoolMember {

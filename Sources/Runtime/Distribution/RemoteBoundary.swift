@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import Transport
+internal import Transport
 
 /// The host's side of one boundary placed in workers: keeps, per worker, the version and
 /// encoding of each child state the worker has seen; brings the worker up to date before an

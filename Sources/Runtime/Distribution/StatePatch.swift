@@ -1,5 +1,5 @@
 import Synchronization
-import Transport
+internal import Transport
 
 /// What a child state's copy on the other side of a boundary needs to catch up: the encoded
 /// values of the fields that changed, or the whole state when it cannot be told field by field.

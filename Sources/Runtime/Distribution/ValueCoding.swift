@@ -1,4 +1,4 @@
-import Transport
+internal import Transport
 
 /// How values of one type cross a process: encoders and patches made once, where the type is
 /// known to be `Codable` although the generic code that holds it does not require it.

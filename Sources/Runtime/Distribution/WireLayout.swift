@@ -1,4 +1,4 @@
-import Transport
+internal import Transport
 
 // The byte layout of the wire messages: a varint tag for each enum case, then its fields in
 // order. Optionals are a flag then the value; lists are a count then the items. Readers check

@@ -1,4 +1,4 @@
-import Transport
+internal import Transport
 
 /// The messages between the host and a worker. The control connection carries one request and
 /// its reply at a time, synchronously inside the host's reducer; the effects connection carries

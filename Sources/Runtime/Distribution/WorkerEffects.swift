@@ -1,5 +1,5 @@
 import Synchronization
-import Transport
+internal import Transport
 
 /// A worker's effect bodies: kept when the child reducer returns them, started and cancelled
 /// when the host says so, their actions forwarded to the host, each `send` returning once the

@@ -1,24 +1,6 @@
 import Foundation
 import Synchronization
-import Transport
-
-/// How a host starts a worker for a boundary: the executable, and its arguments for each
-/// boundary path. The socket path and the launch secret go through the worker's stdin.
-///
-/// ```swift
-/// WorkerCommand(executable: URL(fileURLWithPath: ".build/release/child-worker")) { boundary in
-///   ["--app", "two-counters", "--boundary", boundary]
-/// }
-/// ```
-public struct WorkerCommand: Sendable {
-  public let executable: URL
-  public let arguments: @Sendable (_ boundary: String) -> [String]
-
-  public init(executable: URL, arguments: @escaping @Sendable (_ boundary: String) -> [String]) {
-    self.executable = executable
-    self.arguments = arguments
-  }
-}
+internal import Transport
 
 /// What a host needs to start a worker for one boundary.
 struct WorkerLaunchPlan: Sendable {

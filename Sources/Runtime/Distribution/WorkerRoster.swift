@@ -1,5 +1,5 @@
 import Synchronization
-import Transport
+internal import Transport
 
 /// Every worker process a composition has started and not yet seen exit, so that shutdown
 /// reaches all of them, bounded in time whatever they do, and a launch racing shutdown cannot

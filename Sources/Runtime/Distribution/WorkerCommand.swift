@@ -1,0 +1,80 @@
+import Foundation
+
+/// How a host starts a worker for a boundary: the executable, and its arguments for each
+/// boundary path. The socket path and the launch secret go through the worker's standard
+/// input, never its arguments.
+///
+/// ```swift
+/// // One binary: the app's own executable, started again as a worker.
+/// let command = WorkerCommand.thisExecutable(app: "guestbook")
+/// // A worker executable of its own, built beside this one.
+/// let command = try WorkerCommand.executable(named: "child-worker", app: "two-counters")
+/// ```
+public struct WorkerCommand: Sendable {
+  public let executable: URL
+  public let arguments: @Sendable (_ boundary: String) -> [String]
+
+  /// Workers that run `executable` with `arguments(boundary)`: for a worker that reads its
+  /// arguments its own way.
+  public init(executable: URL, arguments: @escaping @Sendable (_ boundary: String) -> [String]) {
+    self.executable = executable
+    self.arguments = arguments
+  }
+
+  /// Workers that are `executable` in the worker role of `app`: an executable whose `main`
+  /// calls `HostCommand.main(apps:)` or `BoundaryWorker.main(apps:)` with an app named `app`.
+  public static func executable(_ executable: URL, app: String) -> WorkerCommand {
+    WorkerCommand(executable: executable) { WorkerArguments(app: app, boundary: $0).arguments }
+  }
+
+  /// Workers that are this process's own executable started again in the worker role of
+  /// `app`, so that one binary is the host and its workers.
+  public static func thisExecutable(app: String) -> WorkerCommand {
+    executable(runningExecutable, app: app)
+  }
+
+  /// Workers that are the executable `name` in the directory of this process's executable,
+  /// where `swift build` puts every product of a package, and `swift test` its test bundle.
+  ///
+  /// - Throws: `DistributionError.workerUnavailable` when there is no such executable, with
+  ///   the command that builds it.
+  public static func executable(named name: String, app: String) throws(DistributionError) -> WorkerCommand {
+    let candidate = runningExecutable.deletingLastPathComponent().appendingPathComponent(name)
+    guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
+      throw .usage("There is no executable \(candidate.path); build it first: swift build --product \(name)")
+    }
+    return executable(candidate, app: app)
+  }
+
+  /// The executable of this process, with symbolic links resolved, so that a worker started
+  /// later runs the same file even if the process was started through a link.
+  private static var runningExecutable: URL {
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  }
+}
+
+/// The arguments that put an executable in the worker role: a flag no user passes by chance,
+/// the app, and the boundary. The launch itself (socket and secret) comes on standard input.
+struct WorkerArguments: Equatable {
+  static let flag = "--bulkhead-worker"
+
+  let app: String
+  let boundary: String
+
+  var arguments: [String] { [Self.flag, app, boundary] }
+
+  init(app: String, boundary: String) {
+    (self.app, self.boundary) = (app, boundary)
+  }
+
+  /// The worker role `arguments` ask for: nil when they do not start with the flag.
+  ///
+  /// - Throws: a usage message when the flag is there with the wrong number of values.
+  init?(parsing arguments: [String]) throws(DistributionError) {
+    guard arguments.first == Self.flag else { return nil }
+    guard arguments.count == 3 else {
+      throw .usage("\(Self.flag) takes an app and a boundary, and only a host passes it")
+    }
+    self.init(app: arguments[1], boundary: arguments[2])
+  }
+}

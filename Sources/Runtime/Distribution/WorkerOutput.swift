@@ -1,0 +1,27 @@
+/// One line a worker wrote to its standard output or standard error, labelled with the
+/// boundary it serves.
+///
+/// ```swift
+/// let composition = try Composition(root: App(), placement: placement, command: command) {
+///   print("[\($0.boundary) \($0.stream.rawValue)] \($0.text)")
+/// }
+/// ```
+public struct WorkerOutput: Sendable, Equatable {
+  /// Which of the worker's streams the line came from.
+  public enum Stream: String, Sendable {
+    case standardOutput = "stdout"
+    case standardError = "stderr"
+  }
+
+  /// The boundary the worker serves.
+  public let boundary: String
+  /// The worker's name in the composition: `w` and its boundary's number, then its index in
+  /// the boundary's pool (`w0-0`).
+  public let worker: String
+  public let stream: Stream
+  public let text: String
+
+  public init(boundary: String, worker: String, stream: Stream, text: String) {
+    (self.boundary, self.worker, self.stream, self.text) = (boundary, worker, stream, text)
+  }
+}

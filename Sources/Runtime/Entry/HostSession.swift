@@ -1,0 +1,53 @@
+import Foundation
+
+/// One run of an app by the host's command line: its composition, the signals that stop it,
+/// and what it prints.
+@MainActor
+final class HostSession {
+  private let app: ScriptedApp
+  private let composition: Composition
+  private let terminal: HostTerminal
+  private let placement: Placement
+  private var signals: [any DispatchSourceSignal] = []
+
+  init(app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal) throws {
+    self.app = app
+    self.terminal = terminal
+    self.placement = placement
+    signal(SIGPIPE, SIG_IGN)
+    composition = try Composition(
+      root: app.root(), placement: placement, command: command,
+      onEvent: { terminal.say("  [event] \($0)") },
+      onOutput: { terminal.say("  [\($0.boundary) \($0.worker) \($0.stream.rawValue)] \($0.text)") })
+    signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map(stop(on:named:))
+  }
+
+  /// Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the workers and remove the sockets
+  /// before the host exits, with the shell's status for death by that signal.
+  private func stop(on number: Int32, named name: String) -> any DispatchSourceSignal {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler { [composition, terminal] in
+      terminal.say("host: \(name), stopping the workers")
+      composition.shutdown()
+      exit(128 + number)
+    }
+    source.resume()
+    return source
+  }
+
+  /// Prints the process tree, runs the app's script, and stops the workers.
+  func run(hold: Bool) async {
+    let pid = ProcessInfo.processInfo.processIdentifier
+    terminal.say(
+      "app \(app.name): host pid \(pid), placement \(placement.file), sockets in \(composition.socketDirectory ?? "none")")
+    for process in composition.processes {
+      let pids = process.pids.map(String.init).joined(separator: ", ")
+      terminal.say("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(pids)")
+    }
+    if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
+    await app.run(in: composition, hold: hold) { [terminal] in terminal.say($0) }
+    composition.shutdown()
+    for source in signals { source.cancel() }
+  }
+}

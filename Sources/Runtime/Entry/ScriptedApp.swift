@@ -1,0 +1,85 @@
+/// An app the host's command line can run: a root reducer, its initial state, and a script
+/// that drives a store of it, printing each action and the state after it.
+///
+/// ```swift
+/// let guestbook = ScriptedApp(
+///   "guestbook", summary: "Sign a guestbook in a sheet",
+///   initialState: Guestbook.State(),
+///   actions: [.signButtonTapped, .composer(.presented(.nameChanged("Blob")))],
+///   reducer: Guestbook.init)
+/// ```
+public struct ScriptedApp: Sendable {
+  /// The name that `--app` and a worker's arguments take.
+  public let name: String
+  /// One line on what the app shows.
+  public let summary: String
+  /// The app's root reducer, which the host and every worker build alike.
+  public let root: @Sendable () -> any Reducer
+  private let script: @MainActor @Sendable (Composition?, Bool, @escaping @Sendable (String) -> Void) async -> Void
+
+  /// An app that sends `actions` in turn and logs the state after each; with
+  /// `awaitingEffects`, each action's effects finish before the next is sent, otherwise they
+  /// run on and are cancelled when the script ends.
+  public init<R: Reducer>(
+    _ name: String, summary: String, initialState: R.State, actions: [R.Action],
+    awaitingEffects: Bool = true, reducer: @escaping @Sendable () -> R
+  ) where R.State: Sendable {
+    self.init(name, summary: summary, initialState: initialState, reducer: reducer) { store, log in
+      for action in actions {
+        log("→ \(action)")
+        let effects = store.send(action)
+        if awaitingEffects { await effects.finish() }
+        log("state: \(store.state)")
+      }
+    }
+  }
+
+  /// An app whose `script` drives the store itself, logging what it wants shown.
+  ///
+  /// ```swift
+  /// ScriptedApp("echo", summary: "Sends each line of input", initialState: Echo.State(), reducer: Echo.init) {
+  ///   store, log in
+  ///   while let line = readLine() { store.send(.lineRead(line)); log("state: \(store.state)") }
+  /// }
+  /// ```
+  public init<R: Reducer>(
+    _ name: String, summary: String, initialState: R.State, reducer: @escaping @Sendable () -> R,
+    script: @escaping @MainActor @Sendable (Store<R.State, R.Action>, _ log: @escaping @Sendable (String) -> Void) async -> Void
+  ) where R.State: Sendable {
+    self.name = name
+    self.summary = summary
+    self.root = reducer
+    self.script = { composition, hold, log in
+      let store = Store(initialState: initialState) {
+        if let composition { composition.compose(reducer()) } else { reducer() }
+      }
+      log("state: \(initialState)")
+      await script(store, log)
+      guard hold else { return }
+      log("holding: effects go on until the process is stopped")
+      store.observe { log("state: \($0)") }
+      while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+    }
+  }
+
+  /// Runs the script, handing each line of output to `log`; with `composition`, the
+  /// boundaries it places run in its workers. With `hold`, the store lives on after the
+  /// script, and every state its effects bring is logged, until the task is cancelled or the
+  /// process stopped.
+  @MainActor
+  public func run(
+    in composition: Composition? = nil, hold: Bool = false, log: @escaping @Sendable (String) -> Void
+  ) async {
+    await script(composition, hold, log)
+  }
+
+  /// The boundaries of the app's reducer tree, which a placement can name.
+  public var boundaries: [BoundaryDescription] { root().boundaries }
+}
+
+extension [ScriptedApp] {
+  /// The app called `name`, if there is one.
+  public func named(_ name: String) -> ScriptedApp? {
+    first { $0.name == name }
+  }
+}

@@ -1,0 +1,72 @@
+@testable import Bulkhead
+import Foundation
+import Testing
+
+/// The command lines of `parent-host` and `child-worker`, which are `HostCommand` and
+/// `BoundaryWorker.main` as any app's executable gets them.
+@Suite struct CommandLineTests {
+  @Test func theHostReadsItsOptionsInAnyOrder() throws {
+    #expect(try HostRequest(parsing: [], program: "host") == .list)
+    #expect(try HostRequest(parsing: ["--boundaries", "notes"], program: "host") == .boundaries(app: "notes"))
+    #expect(
+      try HostRequest(parsing: ["--app", "timers", "--hold", "--placement", "t.placement"], program: "host")
+        == .run(app: "timers", placement: "t.placement", hold: true))
+    #expect(try HostRequest(parsing: ["--help"], program: "host") == .help)
+  }
+
+  @Test(arguments: [
+    ["--app"], ["--app", "timers", "--placement"], ["--app", "timers", "--hold", "--hold"],
+    ["--boundaries"], ["--list", "extra"], ["--apps", "timers"], ["timers"],
+  ])
+  func aCommandLineTheHostCannotActOnGetsItsUsage(arguments: [String]) {
+    #expect(throws: DistributionError.usage(HostRequest.usage(program: "host"))) {
+      try HostRequest(parsing: arguments, program: "host")
+    }
+  }
+
+  @Test func onlyTheWorkerFlagWithAnAppAndABoundaryIsAWorkerRole() throws {
+    #expect(try WorkerArguments(parsing: ["--bulkhead-worker", "notes", "path"]) == WorkerArguments(app: "notes", boundary: "path"))
+    #expect(try WorkerArguments(parsing: ["--app", "notes"]) == nil)
+    #expect(try WorkerArguments(parsing: ["notes", "--bulkhead-worker"]) == nil)
+    #expect(throws: DistributionError.self) { try WorkerArguments(parsing: ["--bulkhead-worker", "notes"]) }
+  }
+
+  @Test(arguments: [[], ["--bulkhead-worker", "two-counters", "counter1"]])
+  func aWorkerStartedByHandSaysWhatItIsAndExits(arguments: [String]) throws {
+    let run = try runBuilt("child-worker", arguments)
+    #expect(run.status == 64)
+    #expect(run.error.hasPrefix("child-worker: ") && run.error.contains("not started by hand"))
+  }
+
+  @Test func aWorkerAskedForAnAppItLacksNamesTheOnesItHas() throws {
+    let run = try runBuilt("child-worker", ["--bulkhead-worker", "nope", "counter1"])
+    #expect(run.status == 64)
+    #expect(run.error.contains("no app \"nope\"") && run.error.contains("two-counters"))
+  }
+
+  @Test func theHostExplainsABadCommandLineAndAnUnknownApp() throws {
+    let bad = try runBuilt("parent-host", ["--app", "two-counters", "--placment", "x"])
+    #expect(bad.status == 64 && bad.error.contains("usage: parent-host --list"))
+    let unknown = try runBuilt("parent-host", ["--app", "nope"])
+    #expect(unknown.status == 64 && unknown.error.contains("there is no app \"nope\""))
+    let help = try runBuilt("parent-host", ["--help"])
+    #expect(help.status == 0 && help.output.hasPrefix("usage: parent-host"))
+  }
+}
+
+/// Runs an executable built beside the tests with standard input at end of file.
+private func runBuilt(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+  let process = Process()
+  process.executableURL = workerExecutable.deletingLastPathComponent().appendingPathComponent(name)
+  process.arguments = arguments
+  let output = Pipe()
+  let error = Pipe()
+  process.standardOutput = output
+  process.standardError = error
+  process.standardInput = FileHandle.nullDevice
+  try process.run()
+  let printed = output.fileHandleForReading.readDataToEndOfFile()
+  let complained = error.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: printed, as: UTF8.self), String(decoding: complained, as: UTF8.self))
+}
