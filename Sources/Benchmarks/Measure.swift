@@ -38,3 +38,11 @@ func printTable(_ title: String, _ rows: [Row]) {
     print("| \(row.name) | \(String(format: "%.1f", row.value)) \(row.unit) | \(row.ratio) |")
   }
 }
+
+/// The best of three runs of `body`, per call of the `calls` it makes.
+func nanosecondsPerCall(_ calls: Int, _ body: () async throws -> Void) async throws -> Double {
+  let clock = ContinuousClock()
+  var best = Duration.seconds(1000)
+  for _ in 0..<3 { best = min(best, try await clock.measure { try await body() }) }
+  return (Double(best.components.seconds) * 1e9 + Double(best.components.attoseconds) / 1e9) / Double(calls)
+}

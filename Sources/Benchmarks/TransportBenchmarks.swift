@@ -233,11 +233,3 @@ func codecBenchmarks() throws -> [Row] {
     Row(name: "binary size", value: binarySize, unit: "bytes", baseline: jsonSize),
   ]
 }
-
-/// The best of three runs of `body`, per call of the `calls` it makes.
-private func nanosecondsPerCall(_ calls: Int, _ body: () async throws -> Void) async throws -> Double {
-  let clock = ContinuousClock()
-  var best = Duration.seconds(1000)
-  for _ in 0..<3 { best = min(best, try await clock.measure { try await body() }) }
-  return (Double(best.components.seconds) * 1e9 + Double(best.components.attoseconds) / 1e9) / Double(calls)
-}

@@ -15,6 +15,7 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
 } else if CommandLine.arguments.dropFirst().first == "transport" {
   CPULayout.twoCores.apply()
   printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "two cores:"))
+  printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "two cores:"))
@@ -30,5 +31,6 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   crossProcess += try await transportBenchmarks(label: "one core:")
   boundaries += try await distributionBenchmarks(label: "one core:")
   printTable("Across a process boundary (16-byte messages)", crossProcess)
+  printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
 }

@@ -1,21 +1,27 @@
 /// One message between two actor systems, laid out by hand: every call pays for it twice.
+///
+/// A call names its target by a number the caller's side gave it on this connection; the
+/// first call to a target also carries the target's name, so a name (a mangled function
+/// name, tens of bytes) crosses once per connection, not once per call.
 enum Envelope: Sendable, Equatable {
   static let frameKind: UInt8 = 0x10
 
-  case call(id: UInt64, actor: SocketActorID, target: String, arguments: [[UInt8]])
+  /// Arguments are the call's arguments written one after another, each by its own
+  /// `WireCodable` layout.
+  case call(id: UInt64, actor: SocketActorID, target: UInt64, definition: String?, arguments: [UInt8])
   case reply(id: UInt64, value: [UInt8])
   case failure(id: UInt64, message: String)
 
   var frame: Frame {
     var writer = ByteWriter()
     switch self {
-    case let .call(id, actor, target, arguments):
-      writer.write(0 as UInt64)
+    case let .call(id, actor, target, definition, arguments):
+      writer.write(definition == nil ? 3 : 0 as UInt64)
       writer.write(id)
       writer.write(actor.number)
       writer.write(target)
-      writer.write(UInt64(arguments.count))
-      for argument in arguments { writer.write(bytes: argument) }
+      if let definition { writer.write(definition) }
+      writer.write(bytes: arguments)
     case let .reply(id, value):
       writer.write(1 as UInt64)
       writer.write(id)
@@ -35,13 +41,12 @@ enum Envelope: Sendable, Equatable {
     }
     var reader = ByteReader(frame.payload)
     switch try reader.readUInt64() {
-    case 0:
+    case let tag where tag == 0 || tag == 3:
       let id = try reader.readUInt64()
       let actor = SocketActorID(number: try reader.readUInt64())
-      let target = try reader.readString()
-      var arguments: [[UInt8]] = []
-      for _ in 0..<(try reader.readCount()) { arguments.append(try reader.readBytes()) }
-      self = .call(id: id, actor: actor, target: target, arguments: arguments)
+      let target = try reader.readUInt64()
+      let definition = tag == 0 ? try reader.readString() : nil
+      self = .call(id: id, actor: actor, target: target, definition: definition, arguments: try reader.readBytes())
     case 1: self = .reply(id: try reader.readUInt64(), value: try reader.readBytes())
     case 2: self = .failure(id: try reader.readUInt64(), message: try reader.readString())
     case let tag: throw .malformed("unknown actor system message tag \(tag)")

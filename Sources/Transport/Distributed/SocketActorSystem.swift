@@ -22,33 +22,45 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   public typealias InvocationEncoder = SocketInvocationEncoder
   public typealias InvocationDecoder = SocketInvocationDecoder
   public typealias ResultHandler = SocketResultHandler
-  public typealias SerializationRequirement = Codable
+  public typealias SerializationRequirement = WireCodable
 
   /// How long a call may take before it fails with `RemoteCallError.deadlineExceeded`.
   public let callTimeout: Duration
 
-  private let writer: Mutex<ConnectionHalf>
+  private let writer: Mutex<Writer>
+  /// Shuts the connection down without the writer's lock, which a blocked write may hold.
+  private let shutdown: SocketShutdown
   private let state: Mutex<State>
   /// The thread that reads the connection, as an executor: calls from the peer run on it, and
   /// callers that prefer it (`withTaskExecutorPreference`) resume on it without a thread hop.
   public let executor: ConnectionThread
 
+  /// The writing half of the connection, and the numbers this side gave the targets it
+  /// called, which the peer learns from the first call to each.
+  private struct Writer {
+    let half: ConnectionHalf
+    var targets: [String: UInt64] = [:]
+  }
+
   private struct PendingCall {
-    let continuation: CheckedContinuation<[UInt8], any Error>
+    let continuation: UnsafeContinuation<[UInt8], any Error>
     let deadline: ContinuousClock.Instant
     let target: String
   }
 
   /// A call from the peer, as it arrived.
-  private struct IncomingCall {
+  private struct IncomingCall: Sendable {
     let id: UInt64
     let actor: SocketActorID
+    /// The target's name: `RemoteCallTarget` is not `Sendable`, so the call carries its name.
     let target: String
-    let arguments: [[UInt8]]
+    let arguments: [UInt8]
   }
 
   /// How many calls to well-known actors that are not hosted yet may wait for them.
   private static let maximumParkedCalls = 256
+  /// How many targets the peer may name; its actors have far fewer distributed methods.
+  private static let maximumTargets = 4_096
 
   private struct State {
     var nextActor = SocketActorID.firstAssigned
@@ -56,6 +68,11 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     var actors: [SocketActorID: any DistributedActor] = [:]
     /// Calls that arrived for a well-known actor before this process hosted it.
     var parked: [IncomingCall] = []
+    /// Parked calls released to run but not started yet: calls arriving meanwhile queue
+    /// behind them instead of starting at once, so that calls to one actor keep their order.
+    var releasing = 0
+    /// The targets the peer named, by the number it gave each.
+    var targets: [UInt64: String] = [:]
     var pending: [UInt64: PendingCall] = [:]
     var isClosed = false
   }
@@ -64,7 +81,8 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// thread that reads the connection until the peer closes it.
   public init(connection: FramedConnection, callTimeout: Duration = .seconds(10)) {
     self.callTimeout = callTimeout
-    writer = Mutex(ConnectionHalf(connection: FramedConnection(connection.socket)))
+    writer = Mutex(Writer(half: ConnectionHalf(connection: FramedConnection(connection.socket))))
+    shutdown = connection.socket.shutdownHandle
     state = Mutex(State())
     executor = ConnectionThread()
     // Weak: the reading thread must not keep alive a system that nobody uses.
@@ -79,7 +97,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Stops talking to the peer: in-flight calls fail and the reader thread ends.
   public func close() {
-    writer.withLock { $0.connection.socket.shutdown() }
+    shutdown.shutdown()
   }
 
   // MARK: Actor lifecycle
@@ -115,8 +133,14 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     state.withLock { state in
       state.actors.removeValue(forKey: actor.id)
       state.actors[id] = actor
-      // Started under the lock, so that no later call to `id` can start before them.
-      for call in state.parked where call.actor == id { start(call) }
+      // Queued under the lock, so that no later call to `id` can start before them.
+      for call in state.parked where call.actor == id {
+        state.releasing += 1
+        Task(executorPreference: executor) {
+          self.state.withLock { $0.releasing -= 1 }
+          await self.execute(call)
+        }
+      }
       state.parked.removeAll { $0.actor == id }
     }
     return actor
@@ -126,23 +150,25 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   // MARK: Calls out
 
-  public func remoteCall<Actor: DistributedActor, Failure: Error, Success: Codable>(
+  public func remoteCall<Actor: DistributedActor, Failure: Error, Success: WireCodable>(
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type, returning: Success.Type
   ) async throws -> Success where Actor.ID == SocketActorID {
-    let bytes = try await call(actor.id, target: target, arguments: invocation.arguments)
-    return try BinaryDecoder().decode(Success.self, from: bytes)
+    var reader = ByteReader(try await call(actor.id, target: target, arguments: invocation.arguments.bytes))
+    let value = try Success(from: &reader)
+    guard reader.isAtEnd else { throw TransportError.malformed("bytes left over after the result of \(target)") }
+    return value
   }
 
   public func remoteCallVoid<Actor: DistributedActor, Failure: Error>(
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type
   ) async throws where Actor.ID == SocketActorID {
-    _ = try await call(actor.id, target: target, arguments: invocation.arguments)
+    _ = try await call(actor.id, target: target, arguments: invocation.arguments.bytes)
   }
 
   private func call(
-    _ actor: SocketActorID, target: RemoteCallTarget, arguments: [[UInt8]]
+    _ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]
   ) async throws -> [UInt8] {
     let id = state.withLock { state -> UInt64 in
       state.nextCall += 1
@@ -150,7 +176,9 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     }
     let identifier = target.identifier
     let deadline = ContinuousClock.now + callTimeout
-    return try await withCheckedThrowingContinuation { continuation in
+    // Unsafe rather than checked: `pending` hands each continuation out exactly once (to the
+    // reply, the deadline, or the peer's end), and the check costs every call.
+    return try await withUnsafeThrowingContinuation { continuation in
       let isClosed = state.withLock { state in
         if !state.isClosed {
           state.pending[id] = PendingCall(continuation: continuation, deadline: deadline, target: identifier)
@@ -159,7 +187,15 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
       }
       guard !isClosed else { return continuation.resume(throwing: RemoteCallError.peerDisconnected) }
       do {
-        try send(.call(id: id, actor: actor, target: identifier, arguments: arguments))
+        try writer.withLock { writer in
+          let number = writer.targets[identifier]
+          let assigned = number ?? UInt64(writer.targets.count)
+          if number == nil { writer.targets[identifier] = assigned }
+          let envelope = Envelope.call(
+            id: id, actor: actor, target: assigned, definition: number == nil ? identifier : nil,
+            arguments: arguments)
+          try writer.half.connection.send(envelope.frame)
+        }
       } catch {
         fail(call: id, with: RemoteCallError.peerDisconnected)
       }
@@ -190,7 +226,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   fileprivate func send(_ envelope: Envelope) throws {
     let frame = envelope.frame
-    try writer.withLock { try $0.connection.send(frame) }
+    try writer.withLock { try $0.half.connection.send(frame) }
   }
 
   // MARK: Calls in
@@ -199,18 +235,37 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   private func receive(_ frame: Frame) -> Bool {
     guard let envelope = try? Envelope(frame) else { return false }
     switch envelope {
-    case let .call(id, actor, target, arguments):
-      let call = IncomingCall(id: id, actor: actor, target: target, arguments: arguments)
-      let isRefused = state.withLock { state -> Bool in
-        guard state.actors[actor] == nil, actor.number < SocketActorID.firstAssigned else {
-          start(call)
-          return false
+    case let .call(id, actor, number, definition, arguments):
+      enum Decision { case start(IncomingCall), queue(IncomingCall), parked, refused, violation }
+      let decision = state.withLock { state -> Decision in
+        if let definition {
+          guard state.targets[number] == nil, state.targets.count < Self.maximumTargets else { return .violation }
+          state.targets[number] = definition
         }
-        guard state.parked.count < Self.maximumParkedCalls else { return true }
+        guard let target = state.targets[number] else { return .violation }
+        let call = IncomingCall(id: id, actor: actor, target: target, arguments: arguments)
+        guard state.actors[actor] == nil, actor.number < SocketActorID.firstAssigned else {
+          return state.releasing == 0 ? .start(call) : .queue(call)
+        }
+        guard state.parked.count < Self.maximumParkedCalls else { return .refused }
         state.parked.append(call)
+        return .parked
+      }
+      switch decision {
+      case let .start(call):
+        // Runs here, on the reading thread, until the call first waits: no task is queued
+        // for it, and calls start in the order they arrived.
+        Task.immediate(executorPreference: executor) { await self.execute(call) }
+      case let .queue(call):
+        Task(executorPreference: executor) { await self.execute(call) }
+      case .parked:
+        break
+      case .refused:
+        try? send(.failure(id: id, message: "Too many calls wait for actors not hosted yet."))
+      case .violation:
+        // A target number never named, or named twice: the peer is not speaking this protocol.
         return false
       }
-      if isRefused { try? send(.failure(id: id, message: "Too many calls wait for actors not hosted yet.")) }
     case let .reply(id, value):
       state.withLock { $0.pending.removeValue(forKey: id) }?.continuation.resume(returning: value)
     case let .failure(id, message):
@@ -219,7 +274,10 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     return true
   }
 
+  /// The connection ended, or the peer broke the protocol: fail every call in flight, and
+  /// shut the socket down so that the peer sees the end too.
   private func peerDidDisconnect() {
+    shutdown.shutdown()
     let pending = state.withLock { state in
       state.isClosed = true
       defer { state.pending = [:] }
@@ -228,10 +286,19 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     for call in pending { call.continuation.resume(throwing: RemoteCallError.peerDisconnected) }
   }
 
-  /// Runs `call` on the reading thread, after the calls that arrived before it.
-  private func start(_ call: IncomingCall) {
-    Task(executorPreference: executor) { await self.execute(call) }
+  /// Runs `target` on the actor `id` of this process as a call from the peer would run, with
+  /// `arguments` laid out as a caller's encoder lays them out, and drops the result: what
+  /// finding and invoking a distributed target costs, for the benchmark.
+  @_spi(Benchmarks) public func invokeLocally(_ id: SocketActorID, target: String, arguments: [UInt8]) async throws {
+    guard let actor = state.withLock({ $0.actors[id] }) else { throw RemoteCallError.remote("No actor \(id).") }
+    var decoder = SocketInvocationDecoder(arguments: arguments)
+    try await executeDistributedTarget(
+      on: actor, target: RemoteCallTarget(target), invocationDecoder: &decoder,
+      handler: SocketResultHandler(system: nil, call: 0))
   }
+
+  /// The names of the targets this side has called, for `invokeLocally`.
+  @_spi(Benchmarks) public var calledTargets: [String] { writer.withLock { Array($0.targets.keys) } }
 
   private func execute(_ call: IncomingCall) async {
     let handler = SocketResultHandler(system: self, call: call.id)
@@ -287,40 +354,35 @@ final class ConnectionHalf: @unchecked Sendable {
   init(connection: FramedConnection) { self.connection = connection }
 }
 
-/// Records the arguments of a call as encoded bytes.
+/// Records the arguments of a call, each written by its own layout, one after another.
 public struct SocketInvocationEncoder: DistributedTargetInvocationEncoder {
-  public typealias SerializationRequirement = Codable
-  var arguments: [[UInt8]] = []
+  public typealias SerializationRequirement = WireCodable
+  var arguments = ByteWriter()
 
   public mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
     throw RemoteCallError.remote("Generic distributed methods are not supported.")
   }
 
-  public mutating func recordArgument<Value: Codable>(_ argument: RemoteCallArgument<Value>) throws {
-    arguments.append(try BinaryEncoder().encode(argument.value))
+  public mutating func recordArgument<Value: WireCodable>(_ argument: RemoteCallArgument<Value>) throws {
+    argument.value.write(to: &arguments)
   }
 
   public mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
-  public mutating func recordReturnType<R: Codable>(_ type: R.Type) throws {}
+  public mutating func recordReturnType<R: WireCodable>(_ type: R.Type) throws {}
   public mutating func doneRecording() throws {}
 }
 
-/// Hands a call's encoded arguments to the target, one at a time.
+/// Reads a call's arguments, one at a time, in the order they were recorded.
 public struct SocketInvocationDecoder: DistributedTargetInvocationDecoder {
-  public typealias SerializationRequirement = Codable
-  let arguments: [[UInt8]]
-  var next = 0
+  public typealias SerializationRequirement = WireCodable
+  var reader: ByteReader
 
-  init(arguments: [[UInt8]]) { self.arguments = arguments }
+  init(arguments: [UInt8]) { reader = ByteReader(arguments) }
 
   public mutating func decodeGenericSubstitutions() throws -> [any Any.Type] { [] }
 
-  public mutating func decodeNextArgument<Argument: Codable>() throws -> Argument {
-    guard next < arguments.count else {
-      throw RemoteCallError.remote("The call has fewer arguments than its target takes.")
-    }
-    defer { next += 1 }
-    return try BinaryDecoder().decode(Argument.self, from: arguments[next])
+  public mutating func decodeNextArgument<Argument: WireCodable>() throws -> Argument {
+    try Argument(from: &reader)
   }
 
   public mutating func decodeErrorType() throws -> (any Any.Type)? { nil }
@@ -329,19 +391,22 @@ public struct SocketInvocationDecoder: DistributedTargetInvocationDecoder {
 
 /// Sends the outcome of a call back to the caller.
 public struct SocketResultHandler: DistributedTargetInvocationResultHandler {
-  public typealias SerializationRequirement = Codable
-  let system: SocketActorSystem
+  public typealias SerializationRequirement = WireCodable
+  /// Where the outcome goes; nil drops it (`invokeLocally`).
+  let system: SocketActorSystem?
   let call: UInt64
 
-  public func onReturn<Success: Codable>(value: Success) async throws {
-    try system.send(.reply(id: call, value: try BinaryEncoder().encode(value)))
+  public func onReturn<Success: WireCodable>(value: Success) async throws {
+    var writer = ByteWriter()
+    value.write(to: &writer)
+    try system?.send(.reply(id: call, value: writer.bytes))
   }
 
   public func onReturnVoid() async throws {
-    try system.send(.reply(id: call, value: []))
+    try system?.send(.reply(id: call, value: []))
   }
 
   public func onThrow<Err: Error>(error: Err) async throws {
-    try system.send(.failure(id: call, message: "\(error)"))
+    try system?.send(.failure(id: call, message: "\(error)"))
   }
 }
