@@ -81,7 +81,9 @@ final class HostEffects: Sendable {
     run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action, outcomes: Outcomes
   ) -> Effect<Action> {
     Effect(
-      .run(priority: nil) { [self, clock = DependencyValues.current.continuousClock] send in
+      // The clock is read at the first sleep, not before: an effect that never sleeps must
+      // not count as a use of the clock (in a test, a clock without a test value warns).
+      .run(priority: nil) { [self, dependencies = DependencyValues.current] send in
         let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
         switch register(run, continuation) {
         case .open: break
@@ -108,7 +110,7 @@ final class HostEffects: Sendable {
               case let .sleep(token, duration):
                 // On this task's executor: a test store sees the sleep as its own effect's.
                 sleeps.addTask {
-                  guard (try? await clock.sleep(for: duration)) != nil else { return }
+                  guard (try? await dependencies.continuousClock.sleep(for: duration)) != nil else { return }
                   self.send(.woke(token: token), for: executor)
                 }
               }

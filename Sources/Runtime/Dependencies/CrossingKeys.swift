@@ -1,0 +1,45 @@
+import Synchronization
+
+/// The crossing dependency keys this process knows, by the name a worker sends for them: how
+/// a host finds the key a worker asks about.
+///
+/// A key is known once this process has read or set it (the built-ins from the start); any
+/// other `internal` or `public` key is found by its mangled name through the Swift runtime.
+/// A `private` key cannot be found that way, which is why reading or setting registers it.
+enum CrossingKeys {
+  private static let known = Mutex<[String: any CrossingDependencyKey.Type]>(
+    Dictionary(
+      uniqueKeysWithValues: ([UUIDGeneratorKey.self, DateGeneratorKey.self] as [any CrossingDependencyKey.Type])
+        .map { (name(of: $0), $0) }))
+
+  /// The longest name looked up in the Swift runtime: far beyond any real key's, and short
+  /// enough that a made-up name costs nothing to refuse.
+  private static let longestName = 1_024
+
+  /// The name that identifies `key` between processes built from the same code: its mangled
+  /// name.
+  static func name(of key: any DependencyKey.Type) -> String {
+    _mangledTypeName(key) ?? String(reflecting: key)
+  }
+
+  static func register(_ key: any CrossingDependencyKey.Type) {
+    let name = name(of: key)
+    known.withLock { known in
+      if known[name] == nil { known[name] = key }
+    }
+  }
+
+  /// Registers `key` if it crosses.
+  static func register<Key: DependencyKey>(ifCrossing key: Key.Type) {
+    if let crossing = key as? any CrossingDependencyKey.Type { register(crossing) }
+  }
+
+  /// The crossing key named `name`, or nil when this process knows none by that name.
+  static func key(named name: String) -> (any CrossingDependencyKey.Type)? {
+    if let key = known.withLock({ $0[name] }) { return key }
+    guard name.utf8.count <= longestName, let key = _typeByName(name) as? any CrossingDependencyKey.Type
+    else { return nil }
+    register(key)
+    return key
+  }
+}
