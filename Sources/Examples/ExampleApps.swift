@@ -130,6 +130,7 @@ public struct ExampleApp: Sendable {
       initialState: Payload.State(items: 100_000),
       actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],
       reducer: Payload.init),
+    .guestbook,
   ]
 
   /// The app called `name`, if there is one.

@@ -17,9 +17,12 @@ enum CrossingKeys {
   private static let longestName = 1_024
 
   /// The name that identifies `key` between processes built from the same code: its mangled
-  /// name.
+  /// name, which the Swift runtime can look up; for a private key, whose mangled name holds
+  /// the address of its scope in this process (a `$` and a number that differs in every
+  /// process), its readable name, found only once registered.
   static func name(of key: any DependencyKey.Type) -> String {
-    _mangledTypeName(key) ?? String(reflecting: key)
+    if let mangled = _mangledTypeName(key), !mangled.contains("$") { return mangled }
+    return readableName(of: key)
   }
 
   static func register(_ key: any CrossingDependencyKey.Type) {
