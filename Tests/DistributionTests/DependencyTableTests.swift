@@ -75,16 +75,30 @@ import TransportTestSupport
     #expect(garbled.contains("does not decode"))
   }
 
+  /// Any bytes (which once crashed the Swift runtime's lookup: symbolic references it
+  /// follows as pointers), and plain names near real ones.
   @Test func madeUpKeyNamesNeverCrashTheLookup() {
     var generator = SeededGenerator(seed: 11)
     let real = CrossingKeys.name(of: UUIDGeneratorKey.self)
-    for round in 0..<5_000 {
-      var name = Array(real.utf8)
-      if round.isMultiple(of: 2) {
+    let seeds = [real, "8Examples10GreeterKeyO", "SDySSSiSgG", "Si"]
+    let plain = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_".utf8)
+    for round in 0..<20_000 {
+      var name = Array(seeds[round % seeds.count].utf8)
+      switch round % 3 {
+      case 0:
         name = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-      } else {
+      case 1:
         for _ in 0...Int.random(in: 0...3, using: &generator) {
-          name[Int.random(in: 0..<name.count, using: &generator)] = UInt8.random(in: 32...126, using: &generator)
+          name[Int.random(in: 0..<name.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+        }
+      default:
+        for _ in 0...Int.random(in: 0...3, using: &generator) {
+          let byte = plain[Int.random(in: 0..<plain.count, using: &generator)]
+          if Bool.random(using: &generator), !name.isEmpty {
+            name[Int.random(in: 0..<name.count, using: &generator)] = byte
+          } else {
+            name.insert(byte, at: Int.random(in: 0...name.count, using: &generator))
+          }
         }
       }
       _ = CrossingKeys.key(named: String(decoding: name, as: UTF8.self))

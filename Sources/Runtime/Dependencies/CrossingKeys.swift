@@ -38,11 +38,26 @@ enum CrossingKeys {
   }
 
   /// The crossing key named `name`, or nil when this process knows none by that name.
+  ///
+  /// The name comes from another process, so only a plain one goes to the Swift runtime:
+  /// letters, digits and underscores, as the mangled name of an internal or public type is.
+  /// Other bytes can be symbolic references, which the runtime follows as pointers, and a
+  /// made-up one crashes it (`DependencyTableTests` found such names).
   static func key(named name: String) -> (any CrossingDependencyKey.Type)? {
     if let key = known.withLock({ $0[name] }) { return key }
-    guard name.utf8.count <= longestName, let key = _typeByName(name) as? any CrossingDependencyKey.Type
+    guard name.utf8.count <= longestName, name.utf8.allSatisfy(isPlain),
+      let key = _typeByName(name) as? any CrossingDependencyKey.Type
     else { return nil }
     register(key)
     return key
+  }
+
+  private static func isPlain(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+      UInt8(ascii: "_"):
+      true
+    default: false
+    }
   }
 }
