@@ -124,8 +124,8 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   }
 
   func handle(_ request: Wire.Request) -> [Frame] {
-    let warnings = Mutex<[String]>([])
-    let reply = withRuntimeWarningHandler({ warning in warnings.withLock { $0.append(warning.message) } }) {
+    let warnings = CollectedWarnings()
+    let reply = withRuntimeWarningHandler(warnings.append) {
       withCore { core -> Wire.Reply in
         switch request {
         case .ping:
@@ -145,7 +145,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       }
     }
     // The host takes at most so many before a reply; more would only repeat.
-    let sent = warnings.withLock { $0 }.prefix(WorkerLink.maximumWarnings)
+    let sent = warnings.all.prefix(WorkerLink.maximumWarnings)
     return sent.map { Wire.frame(Wire.Warning(message: $0)) } + [Wire.frame(reply)]
   }
 

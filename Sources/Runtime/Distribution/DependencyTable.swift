@@ -67,12 +67,12 @@ final class DependencyTable: Sendable {
         public rather than private, or read or set it once on the host before the worker asks
         """)
     }
-    let warnings = Mutex<[String]>([])
+    let warnings = CollectedWarnings()
     do {
-      let bytes = try withRuntimeWarningHandler({ warning in warnings.withLock { $0.append(warning.message) } }) {
+      let bytes = try withRuntimeWarningHandler(warnings.append) {
         try DependencyValues.$current.withValue(values) { try Self.answer(key, question, with: values) }
       }
-      return .answered(bytes, warnings: warnings.withLock { $0 })
+      return .answered(bytes, warnings: warnings.all)
     } catch {
       return .refused("the question about \(readableName(of: key)) from the worker of \"\(boundary)\" does not decode: \(error)")
     }
