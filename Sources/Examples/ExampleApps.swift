@@ -79,6 +79,7 @@ public enum ExampleApp {
       initialState: Payload.State(items: 100_000),
       actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],
       reducer: Payload.init),
+    .lobby,
   ]
 
   /// The example app called `name`, if there is one.

@@ -77,4 +77,6 @@ extension DependencyValues {
 
 private enum DocumentLoaderKey: DependencyKey {
   static let liveValue = DocumentLoader { "Hello from the document store" }
+  /// The example's live loader reads no store, so tests may use it too.
+  static let testValue = liveValue
 }

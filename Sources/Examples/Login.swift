@@ -122,4 +122,6 @@ private enum AuthenticatorKey: DependencyKey {
   static let liveValue = Authenticator { username in
     username.isEmpty ? .failure("A username is required.") : .success(token: "token-\(username)")
   }
+  /// The example's live authenticator is a local stand-in already, so tests use it too.
+  static let testValue = liveValue
 }

@@ -110,4 +110,6 @@ extension DependencyValues {
 
 private enum APIClientKey: DependencyKey {
   static let liveValue = APIClient { _, _ in }
+  /// Saves nowhere, as the example's live client does.
+  static let testValue = liveValue
 }

@@ -62,7 +62,7 @@ import Testing
     let store = TestStore(initialState: ProfileEditor.State(name: "Blob", email: "blob@example.com")) {
       composition.compose(ProfileEditor())
     }
-    // The save effect runs in the worker, with the worker's live API client.
+    // The save effect runs in the worker, with the API client's test value.
     await ExampleScripts.profileSave(store)
   }
 
@@ -70,22 +70,26 @@ import Testing
     let composition = try composition(app: "onboarding", placement: "_internal.login\n")
     defer { composition.shutdown() }
     let store = TestStore(initialState: Onboarding.State()) { composition.compose(Onboarding()) }
-    // The login effect runs in the worker, with the worker's live authenticator.
+    // The login effect runs in the worker, with the authenticator's test value.
     await ExampleScripts.onboardingLogin(store, token: "token-blob")
   }
 
   @Test func forEachElementsAreSpreadOverAPoolAndRemovalCancelsTheirEffects() async throws {
     let composition = try composition(app: "timers", placement: "timers pool 2\n")
     defer { composition.shutdown() }
-    let store = TestStore(initialState: Timers.State()) { composition.compose(Timers()) }
+    let store = TestStore(initialState: Timers.State()) {
+      composition.compose(Timers())
+    } withDependencies: {
+      $0.continuousClock = TestClock()
+    }
     await store.send(.addTimerTapped) { $0.timers = [Timers.Timer.State(id: 1)] }
     await store.send(.addTimerTapped) { $0.timers.append(Timers.Timer.State(id: 2)) }
     await store.send(.timers(.element(id: 2, action: .tick))) {
       $0.timers[id: 2]?.ticks = 1
       $0.totalTicks = 1
     }
-    // The timer's effect runs in a worker on the live clock; removing the element must cancel
-    // it there, or `finish` would wait for it in vain.
+    // The timer's effect sleeps in a worker on a clock nobody advances; removing the element
+    // must cancel it there, or `finish` would wait for it in vain.
     await store.send(.timers(.element(id: 1, action: .startTapped))) { $0.timers[id: 1]?.isRunning = true }
     await store.send(.removeTimerTapped(id: 1)) { $0.timers.remove(id: 1) }
     await store.finish()

@@ -12,9 +12,13 @@ import TransportTestSupport
     .cancellable(key, cancelInFlight: true, .run(8)), .cancel(PortableCancelKey(id: nil, path: [])),
   ])
   static let requests: [Wire.Request] = [
-    .run(slot: [], baseVersion: 0, patch: nil, action: [3]),
-    .run(slot: [9, 9], baseVersion: 41, patch: .fields(["count": [2], "name": []]), action: []),
-    .run(slot: [1], baseVersion: UInt64.max, patch: .whole(Array(repeating: 7, count: 300)), action: [0]),
+    .run(slot: [], baseVersion: 0, patch: nil, action: [3], dependencies: nil),
+    .run(
+      slot: [9, 9], baseVersion: 41, patch: .fields(["count": [2], "name": []]), action: [],
+      dependencies: Wire.DependencyHeader(revision: 7, context: .test, answeredByHost: ["k1", "k2"], stayingOnHost: ["k3"])),
+    .run(
+      slot: [1], baseVersion: UInt64.max, patch: .whole(Array(repeating: 7, count: 300)), action: [0],
+      dependencies: Wire.DependencyHeader(revision: .max, context: .live, answeredByHost: [], stayingOnHost: [])),
     .drop(slot: [4]),
   ]
   static let replies: [Wire.Reply] = [
@@ -28,6 +32,9 @@ import TransportTestSupport
       run: 3, sequence: 5, bytes: [7],
       outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": [1]]), effect: effect)),
     .finished(run: 5), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling, .ping(token: 3), .pong(token: 3),
+    .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
+    .answer(token: 1, .answered([4, 5], warnings: ["careful", ""])), .answer(token: 2, .refused("no such key ✗")),
+    .warning(run: 3, message: "a warning"),
   ]
 
   @Test func everyMessageReadsBackWhatItWrote() throws {
@@ -36,6 +43,15 @@ import TransportTestSupport
     for message in Self.effectMessages { #expect(try roundTrip(message) == message) }
     let greeting = Wire.Greeting(layoutVersion: Wire.layoutVersion, boundary: "counter1", state: "A.State", action: "A.Action")
     #expect(try roundTrip(greeting) == greeting)
+    #expect(try roundTrip(Wire.Warning(message: "✗ warned")) == Wire.Warning(message: "✗ warned"))
+  }
+
+  /// With the host's dependencies unchanged, an action's request costs one byte more than it
+  /// did before dependencies crossed.
+  @Test func unchangedDependenciesCostOneByte() {
+    let bare = Wire.frame(Wire.Request.run(slot: [], baseVersion: 5, patch: nil, action: [1, 2], dependencies: nil))
+    // Tag, slot, version, patch flag, action (length and bytes), dependencies flag.
+    #expect(bare.payload.count == 1 + 1 + 1 + 1 + 3 + 1)
   }
 
   @Test func aFrameOfAnotherKindIsAProtocolViolation() {
@@ -58,7 +74,9 @@ import TransportTestSupport
 
   @Test func randomAndMutatedBytesNeverCrashTheReader() {
     var generator = SeededGenerator(seed: 4)
-    let valid = Self.replies.map { Wire.frame($0).payload } + Self.requests.map { Wire.frame($0).payload }
+    let valid =
+      Self.replies.map { Wire.frame($0).payload } + Self.requests.map { Wire.frame($0).payload }
+      + Self.effectMessages.map { Wire.frame($0).payload }
     var rejected = 0
     for round in 0..<20_000 {
       var bytes: [UInt8]

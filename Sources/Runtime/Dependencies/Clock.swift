@@ -13,6 +13,8 @@ extension DependencyValues {
   }
 }
 
-private enum ContinuousClockKey: DependencyKey {
+/// Process-local: a worker's clock is always the host's (`HostClock`), whose sleeps the host
+/// runs on its own clock, overridden or not.
+private enum ContinuousClockKey: ProcessLocalDependencyKey {
   static let liveValue: any Clock<Duration> = ContinuousClock()
 }

@@ -26,7 +26,16 @@ extension DependencyValues {
   }
 }
 
-private enum DateGeneratorKey: DependencyKey {
+/// Crosses: a worker's dates come from the host's generator; live and not overridden, a
+/// worker reads the system's date itself.
+enum DateGeneratorKey: CrossingDependencyKey {
   static let liveValue = DateGenerator { Date() }
   static let testValue = DateGenerator.constant(Date(timeIntervalSinceReferenceDate: 0))
+  static var workerUsesItsOwnLiveValue: Bool { true }
+
+  static func answer(_: ValueQuestion, with generator: DateGenerator) -> Date { generator() }
+
+  static func asking(_ ask: @escaping @Sendable (ValueQuestion) -> Date) -> DateGenerator {
+    DateGenerator { ask(ValueQuestion()) }
+  }
 }

@@ -14,7 +14,7 @@ import Synchronization
 ///   }
 /// }
 /// ```
-public protocol DependencyKey {
+public protocol DependencyKey: SendableMetatype {
   associatedtype Value: Sendable
   /// The value used by a `Store`.
   static var liveValue: Value { get }
@@ -23,7 +23,27 @@ public protocol DependencyKey {
 }
 
 extension DependencyKey {
-  public static var testValue: Value { liveValue }
+  /// No test value: the live value, with a runtime warning that fails the test that used it,
+  /// since a live dependency in a test can reach the network, the disk or the real clock.
+  public static var testValue: Value {
+    let name = readableName(of: Self.self)
+    RuntimeWarning.report(
+      """
+      The dependency \(name) has no test value, and a test used it: its live value ran instead.
+
+      Live dependencies are not allowed in tests, where they can reach the network, the disk or \
+      the real clock. To fix it, override the dependency where the test sets up its store \
+      ("TestStore(…) { … } withDependencies: { $0.… = … }"), or give \(name) a \
+      "static let testValue".
+      """, at: SourceLocation(fileID: #fileID, line: #line))
+    return liveValue
+  }
+}
+
+/// `key`'s name as a person reads it: its module and enclosing types, without the
+/// "(unknown context at $…)" that the runtime writes for a private type's scope.
+func readableName(of key: Any.Type) -> String {
+  String(reflecting: key).replacing(/\(unknown context at \$[0-9a-f]+\)\./, with: "")
 }
 
 /// Whether dependencies take their live or their test values.
@@ -38,34 +58,95 @@ public enum DependencyContext: Sendable {
 public struct DependencyValues: Sendable {
   @TaskLocal static var current = DependencyValues()
 
-  private var overrides: [ObjectIdentifier: any Sendable] = [:]
+  /// One overridden value, with its key, so that a boundary can tell what crosses.
+  private struct Override: Sendable {
+    let value: any Sendable
+    let key: any DependencyKey.Type
+  }
+
+  private var overrides: [ObjectIdentifier: Override] = [:]
   private var defaults = DefaultValues()
+
+  /// Changes on every change to these values (an override set, the context set, fresh
+  /// defaults), and is unique in the process: two values with the same revision are copies of
+  /// one another. A boundary compares it to tell, without comparing values, whether the
+  /// dependencies a worker has are still the host's.
+  private(set) var revision = Self.nextRevision()
+
+  /// In a worker: the host's answers for the keys that cross. Nil everywhere else.
+  var host: (any HostAnsweredValues)?
 
   /// Live or test values for the keys that are not overridden.
   public var context: DependencyContext = .live {
-    didSet { defaults = DefaultValues() }
+    didSet {
+      defaults = DefaultValues()
+      revision = Self.nextRevision()
+    }
   }
 
   public init() {}
 
-  /// The value for `key`: its override if there is one, else its live or test value. A
-  /// default value is made once per store, so that stateful ones (an incrementing UUID
-  /// generator) keep their state across actions.
+  /// The value for `key`: its override if there is one, else (in a worker) the host's
+  /// answer, else its live or test value. A default value is made once per store, so that
+  /// stateful ones (an incrementing UUID generator) keep their state across actions.
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
     get {
       let id = ObjectIdentifier(key)
-      if let value = overrides[id] as? Key.Value { return value }
-      return defaults.value(for: id) { context == .test ? Key.testValue : Key.liveValue }
+      if let value = overrides[id]?.value as? Key.Value { return value }
+      if let host, let value = host.value(for: key) { return value }
+      return defaults.value(for: id) {
+        // A key this process uses is one a worker may ask it about.
+        CrossingKeys.register(ifCrossing: key)
+        return context == .test ? Key.testValue : Key.liveValue
+      }
     }
-    set { overrides[ObjectIdentifier(key)] = newValue }
+    set {
+      overrides[ObjectIdentifier(key)] = Override(value: newValue, key: key)
+      revision = Self.nextRevision()
+    }
   }
 
   /// The same values with fresh defaults, for a new store.
   func withFreshDefaults() -> DependencyValues {
     var values = self
     values.defaults = DefaultValues()
+    values.revision = Self.nextRevision()
     return values
   }
+
+  /// The names (as `CrossingKeys.name(of:)` gives them) of the overridden keys that cross
+  /// and of those that cannot; keys that each process makes for itself are in neither.
+  func overriddenKeyNames() -> (crossing: [String], stayingHere: [String]) {
+    var crossing: [String] = []
+    var stayingHere: [String] = []
+    for override in overrides.values {
+      if let key = override.key as? any CrossingDependencyKey.Type {
+        CrossingKeys.register(key)
+        crossing.append(CrossingKeys.name(of: key))
+      } else if !(override.key is any ProcessLocalDependencyKey.Type) {
+        stayingHere.append(CrossingKeys.name(of: override.key))
+      }
+    }
+    return (crossing.sorted(), stayingHere.sorted())
+  }
+
+  private static let revisions = Atomic<UInt64>(0)
+
+  private static func nextRevision() -> UInt64 {
+    revisions.wrappingAdd(1, ordering: .relaxed).newValue
+  }
+}
+
+/// A key whose value each process makes for itself, so that an override on the host needs
+/// no crossing: the boundary gives the worker its own equivalent (the host's clock, the
+/// dismissal through the boundary).
+protocol ProcessLocalDependencyKey: DependencyKey {}
+
+/// A worker's view of the host's dependency values for the keys the host answers.
+protocol HostAnsweredValues: Sendable {
+  /// The worker's value for `key` when the host answers for it; nil when the worker makes
+  /// its own (the key does not cross, or it is live and the same anywhere).
+  func value<Key: DependencyKey>(for key: Key.Type) -> Key.Value?
 }
 
 /// The default dependency values made so far, shared by the copies of one store's values.

@@ -38,7 +38,17 @@ extension DependencyValues {
   }
 }
 
-private enum UUIDGeneratorKey: DependencyKey {
+/// Crosses: a worker's UUIDs come from the host's generator, so that an incrementing one
+/// hands out one sequence to the host and its workers; live and not overridden, a worker
+/// makes random ones itself.
+enum UUIDGeneratorKey: CrossingDependencyKey {
   static let liveValue = UUIDGenerator.random
   static var testValue: UUIDGenerator { .incrementing }
+  static var workerUsesItsOwnLiveValue: Bool { true }
+
+  static func answer(_: ValueQuestion, with generator: UUIDGenerator) -> UUID { generator() }
+
+  static func asking(_ ask: @escaping @Sendable (ValueQuestion) -> UUID) -> UUIDGenerator {
+    UUIDGenerator { ask(ValueQuestion()) }
+  }
 }

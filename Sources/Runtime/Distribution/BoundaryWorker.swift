@@ -47,13 +47,13 @@ public enum BoundaryWorker {
     let server = try make(effects)
     try control.send(Wire.frame(server.greeting))
     while let frame = try control.receive() {
-      let reply: Wire.Reply
+      let frames: [Frame]
       do {
-        reply = server.handle(try Wire.decode(Wire.Request.self, from: frame))
+        frames = server.handle(try Wire.decode(Wire.Request.self, from: frame))
       } catch {
-        reply = .failed("\(error)")
+        frames = [Wire.frame(Wire.Reply.failed("\(error)"))]
       }
-      try control.send(Wire.frame(reply))
+      try control.send(frames)
     }
     server.stop()
   }
@@ -63,7 +63,8 @@ public enum BoundaryWorker {
 protocol BoundaryServer {
   /// What the worker tells the host it serves.
   var greeting: Wire.Greeting { get }
-  func handle(_ request: Wire.Request) -> Wire.Reply
+  /// The reply to `request`, after the runtime warnings raised while handling it.
+  func handle(_ request: Wire.Request) -> [Frame]
   func stop()
 }
 
@@ -104,13 +105,30 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     var tentative: [UInt64: Tentative] = [:]
     /// The open tentative outcome of each slot, by sequence: at most one at a time.
     var open: [[UInt8]: UInt64] = [:]
+    /// The worker's own dependencies in the host's context, and the host's clock; their
+    /// defaults live as long as the context does, as a store's do.
+    var base: DependencyValues
+    /// The dependencies of the host's last header, which reducers run with.
+    var dependencies: DependencyValues?
+    var host: HostDependencies?
+  }
+
+  /// What the host said of an effect action's outcome, waiting for the next user of `core`.
+  private struct Settlement {
+    let sequence: UInt64
+    let taken: Bool
   }
 
   private let core: Locked<Core>
+  /// Settlements arrive on the thread that reads the effects connection, which must never wait
+  /// for `core`: a request may hold it while its reducer waits, on that same thread, for the
+  /// host's answer to a dependency question. They are applied by whoever takes `core` next.
+  private let settlements = Mutex<[Settlement]>([])
   private let states: ValueCoding<Child.State>
   private let actions: ValueCoding<Child.Action>
-  private let dependencies: DependencyValues
   private let runner: WorkerEffects
+  private let boundary: String
+  private let warned = WarnedKeys()
   let greeting: Wire.Greeting
 
   init(_ child: Child, boundary: String, effects: FramedConnection) throws {
@@ -120,45 +138,55 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     guard let actions = ValueCoding(Child.Action.self) else {
       throw DistributionError.notCodable(boundary: boundary, type: "\(Child.Action.self)")
     }
-    self.core = Locked(Core(child: child))
     self.states = states
     self.actions = actions
     self.runner = WorkerEffects(effects)
-    var dependencies = DependencyValues.current.withFreshDefaults()
-    dependencies.continuousClock = HostClock(effects: runner)
-    self.dependencies = dependencies
+    self.boundary = boundary
+    var base = DependencyValues.current.withFreshDefaults()
+    base.continuousClock = HostClock(effects: runner)
+    self.core = Locked(Core(child: child, base: base))
     self.greeting = Wire.Greeting(boundary: boundary, child: Child.self)
     runner.precomputer = self
   }
 
-  func handle(_ request: Wire.Request) -> Wire.Reply {
-    core.withLock { core in
-      switch request {
-      case .ping:
-        return .pong
-      case let .drop(slot):
-        close(&core, slot: slot, hostVersion: nil)
-        core.slots[slot] = nil
-        return .dropped
-      case let .run(slot, baseVersion, patch, action):
-        do {
-          return try run(&core, slot: slot, baseVersion: baseVersion, patch: patch, action: action)
-        } catch {
-          return .failed("\(error)")
+  func handle(_ request: Wire.Request) -> [Frame] {
+    let warnings = CollectedWarnings()
+    let reply = withRuntimeWarningHandler(warnings.append) {
+      withCore { core -> Wire.Reply in
+        switch request {
+        case .ping:
+          return .pong
+        case let .drop(slot):
+          close(&core, slot: slot, hostVersion: nil)
+          core.slots[slot] = nil
+          return .dropped
+        case let .run(slot, baseVersion, patch, action, dependencies):
+          do {
+            if let dependencies { adopt(dependencies, in: &core) }
+            return try run(&core, slot: slot, baseVersion: baseVersion, patch: patch, action: action)
+          } catch {
+            return .failed("\(error)")
+          }
         }
       }
     }
+    // The host takes at most so many before a reply; more would only repeat.
+    let sent = warnings.all.prefix(WorkerLink.maximumWarnings)
+    return sent.map { Wire.frame(Wire.Warning(message: $0)) } + [Wire.frame(reply)]
   }
 
   func stop() { runner.stop() }
 
   func outcome(of bytes: [UInt8], in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
-    core.withLock { core in
-      guard core.open[key] == nil, let slot = core.slots[key], let action = try? actions.decode(bytes)
+    withCore { core in
+      guard core.open[key] == nil, core.host?.allowsRunningAhead == true, let dependencies = core.dependencies,
+        let slot = core.slots[key], let action = try? actions.decode(bytes)
       else { return nil }
       var state = slot.state
       var runs: [UInt64] = []
-      guard let outcome = try? reduce(core.child, &state, at: slot.version, action: action, slot: key, runs: &runs)
+      guard
+        let outcome = try? reduce(
+          core.child, &state, at: slot.version, action: action, slot: key, with: dependencies, runs: &runs)
       else {
         runner.discard(runs)
         return nil
@@ -170,34 +198,77 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   }
 
   func settle(sequence: UInt64, taken: Bool) {
-    let discarded = core.withLock { core -> [UInt64] in
-      guard let tentative = core.tentative.removeValue(forKey: sequence) else { return [] }
-      if tentative.isOpen {
-        core.open[tentative.slot] = nil
-        if taken { core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state) }
-      }
-      return taken ? [] : tentative.runs
+    settlements.withLock { $0.append(Settlement(sequence: sequence, taken: taken)) }
+    // Applied now if `core` is free; if not, its holder applies it when done.
+    let discarded = core.withLockIfAvailable(applySettlements) ?? []
+    runner.discard(discarded)
+  }
+
+  /// Runs `body` on the core, after the settlements that arrived since the last time, and
+  /// applies any that arrive meanwhile before letting go.
+  private func withCore<Result>(_ body: (inout Core) -> Result) -> Result {
+    var discarded: [UInt64] = []
+    let result = core.withLock { core in
+      discarded += applySettlements(&core)
+      let result = body(&core)
+      discarded += applySettlements(&core)
+      return result
     }
     runner.discard(discarded)
+    return result
+  }
+
+  /// Applies the pending settlements in order, and returns the effect bodies of outcomes the
+  /// host did not take.
+  private func applySettlements(_ core: inout Core) -> [UInt64] {
+    var discarded: [UInt64] = []
+    for settlement in settlements.withLock({ settlements in defer { settlements = [] }; return settlements }) {
+      guard let tentative = core.tentative.removeValue(forKey: settlement.sequence) else { continue }
+      if tentative.isOpen {
+        core.open[tentative.slot] = nil
+        if settlement.taken {
+          core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state)
+        }
+      }
+      if !settlement.taken { discarded += tentative.runs }
+    }
+    return discarded
+  }
+
+  /// Takes the host's dependencies of `header` for the requests from now on, and for the
+  /// effects their reducers create.
+  private func adopt(_ header: Wire.DependencyHeader, in core: inout Core) {
+    if core.base.context != header.context { core.base.context = header.context }
+    let host = HostDependencies(header, boundary: boundary, effects: runner, warned: warned)
+    var dependencies = core.base
+    dependencies.host = host
+    core.dependencies = dependencies
+    core.host = host
   }
 
   private func run(
     _ core: inout Core, slot key: [UInt8], baseVersion: UInt64, patch: StatePatch?, action bytes: [UInt8]
   ) throws -> Wire.Reply {
+    guard let dependencies = core.dependencies else {
+      throw DistributionError.protocolViolation("the host sent an action before its dependencies")
+    }
     close(&core, slot: key, hostVersion: baseVersion)
     guard var slot = try current(core.slots[key], baseVersion: baseVersion, patch: patch) else {
       return .stale(version: core.slots[key]?.version ?? Wire.emptyVersion)
     }
     var runs: [UInt64] = []
-    let outcome = try reduce(core.child, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, runs: &runs)
+    let outcome = try reduce(
+      core.child, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, with: dependencies,
+      runs: &runs)
     core.slots[key] = Slot(version: outcome.version, state: slot.state)
     return .ran(outcome)
   }
 
-  /// Runs `action` on `state`, keeping the effect bodies it returns, and describes the result.
+  /// Runs `action` on `state` with `dependencies`, keeping the effect bodies it returns, and
+  /// describes the result.
   private func reduce(
     _ child: Child, _ state: inout Child.State, at version: UInt64, action: Child.Action,
-    slot: [UInt8], runs: inout [UInt64]
+    slot: [UInt8], with dependencies: DependencyValues, runs: inout [UInt64]
   ) throws -> Wire.Outcome {
     let before = state
     let effect = DependencyValues.$current.withValue(dependencies) {

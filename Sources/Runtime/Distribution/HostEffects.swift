@@ -5,11 +5,13 @@ internal import Transport
 /// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
 /// the body in the worker, feeds its actions to the host's store one at a time, tells the
 /// worker when each was processed, sleeps on the host's clock for it, and cancels the body
-/// when the proxy is cancelled.
+/// when the proxy is cancelled. It also answers the worker's questions about crossing
+/// dependencies, from `dependencies`.
 final class HostEffects: Sendable {
   private enum Delivery: Sendable {
     case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?)
     case sleep(token: UInt64, duration: Duration)
+    case warning(String)
   }
 
   /// Where a proxy leaves the outcome a worker computed for an action before the host ran it,
@@ -47,20 +49,25 @@ final class HostEffects: Sendable {
 
   private let state = Mutex(State())
   private let channel: FrameChannel
+  private let boundary: String
+  /// The host's dependency values this worker was told of, which its questions are about.
+  let dependencies: DependencyTable
   private let onLost: @Sendable (_ count: Int) -> Void
   private let onFault: @Sendable (_ reason: String) -> Void
 
-  /// Reads the worker's effect messages from `connection`. `onClose` runs when the connection
-  /// ends; `onFault` when the worker broke the protocol (bytes that do not decode, a message
-  /// only the host sends), after which the connection is closed; `onLost` hears of effects
-  /// that were running then, or that started after.
+  /// Reads the effect messages of the worker of `boundary` from `connection`. `onClose` runs
+  /// when the connection ends; `onFault` when the worker broke the protocol (bytes that do not
+  /// decode, a message only the host sends), after which the connection is closed; `onLost`
+  /// hears of effects that were running then, or that started after.
   init(
-    _ connection: FramedConnection, onClose: @escaping @Sendable () -> Void,
+    _ connection: FramedConnection, boundary: String, onClose: @escaping @Sendable () -> Void,
     onFault: @escaping @Sendable (_ reason: String) -> Void,
     onLost: @escaping @Sendable (_ count: Int) -> Void
   ) {
     self.onLost = onLost
     self.onFault = onFault
+    self.boundary = boundary
+    self.dependencies = DependencyTable(boundary: boundary)
     // The reader starts before `self` exists; it finds `self` through this box.
     let box = WeakBox<HostEffects>()
     channel = FrameChannel(
@@ -81,7 +88,9 @@ final class HostEffects: Sendable {
     run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action, outcomes: Outcomes
   ) -> Effect<Action> {
     Effect(
-      .run(priority: nil) { [self, clock = DependencyValues.current.continuousClock] send in
+      // The clock is read at the first sleep, not before: an effect that never sleeps must
+      // not count as a use of the clock (in a test, a clock without a test value warns).
+      .run(priority: nil) { [self, dependencies = DependencyValues.current] send in
         let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
         switch register(run, continuation) {
         case .open: break
@@ -108,9 +117,12 @@ final class HostEffects: Sendable {
               case let .sleep(token, duration):
                 // On this task's executor: a test store sees the sleep as its own effect's.
                 sleeps.addTask {
-                  guard (try? await clock.sleep(for: duration)) != nil else { return }
+                  guard (try? await dependencies.continuousClock.sleep(for: duration)) != nil else { return }
                   self.send(.woke(token: token), for: executor)
                 }
+              case let .warning(message):
+                // Here, in the effect's task: a test store's warning handler hears it.
+                reportWorkerWarning(message, boundary: boundary)
               }
             }
             // The body ended in the worker, or the worker is gone: nothing will wake.
@@ -196,10 +208,12 @@ final class HostEffects: Sendable {
     // Messages about runs that ended are normal races; about runs never started, made up.
     let made = state.withLock { state -> Bool in
       switch message {
-      case let .action(run, _, _, _), let .finished(run), let .sleep(run, _, _): run > state.highestRun
+      case let .action(run, _, _, _), let .finished(run), let .sleep(run, _, _), let .warning(run, _):
+        run > state.highestRun
       case let .settled(count): count > state.wakes
       case let .pong(token): token > state.pings
-      case .start, .cancel, .processed, .woke, .reportSettling, .ping: true
+      case let .question(_, revision, _, _): !dependencies.mayAsk(about: revision)
+      case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer: true
       }
     }
     guard !made else { return fail("it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))") }
@@ -225,7 +239,17 @@ final class HostEffects: Sendable {
       waiting?.remoteWorkDidSettle()
     case let .pong(token):
       state.withLock { state in state.awaitedPong?.token == token ? state.awaitedPong : nil }?.answered.signal()
-    case .start, .cancel, .processed, .woke, .reportSettling, .ping:
+    case let .question(token, revision, key, bytes):
+      // Answered here, on the reading thread, which no host reducer ever waits for: the
+      // reducer that may be waiting for this worker's reply holds nothing the answer needs.
+      send(.answer(token: token, dependencies.answer(revision: revision, key: key, question: bytes)))
+    case let .warning(run, message):
+      if let proxy = state.withLock({ $0.proxies[run] }) {
+        proxy.yield(.warning(message))
+      } else {
+        reportWorkerWarning(message, boundary: boundary)
+      }
+    case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer:
       break
     }
   }

@@ -224,33 +224,41 @@ final class RemoteBoundary: Sendable {
   }
 
   /// The worker's answer to `action`: an outcome it offered ahead, if the host's copy of the
-  /// slot is still the one the worker computed on, or else a request and its reply.
+  /// slot is still the one the worker computed on and so are the host's dependencies, or else
+  /// a request and its reply. A request carries the host's dependencies when they changed
+  /// since the worker last heard of them.
   private func answer<State>(
     to action: [UInt8], slot: [UInt8], index: Int, link: WorkerLink, state: State, states: ValueCoding<State>
   ) throws -> Wire.Reply {
+    let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try pool.withLock { pool -> Step in
       let synced = pool.synced[index][slot]
       let patch = try states.patch(synced?.state as? State, state)
-      if let offer = pool.offers[index].removeValue(forKey: slot), offer.link === link,
-        offer.action == action, patch == nil, let synced, offer.outcome.baseVersion == synced.version
+      let offer = pool.offers[index].removeValue(forKey: slot)
+      if let offer, offer.link === link, offer.action == action, patch == nil, dependencies == nil, let synced,
+        offer.outcome.baseVersion == synced.version
       {
         pool.taken.insert(Taken(link: ObjectIdentifier(link), sequence: offer.sequence))
         pool.statistics.recordPrecomputed(workerPatch: offer.outcome.patch)
         return .take(offer.outcome)
       }
       let request = Wire.Request.run(
-        slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action)
+        slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action,
+        dependencies: dependencies)
       return .ask(request, hostPatch: patch)
     }
     switch step {
     case let .take(outcome):
       return .ran(outcome)
     case let .ask(request, hostPatch):
-      let (reply, sent, received) = try link.request(request)
+      let exchange = try link.request(request)
       pool.withLock {
-        $0.statistics.record(sent: sent, received: received, hostPatch: hostPatch, workerPatch: reply.patch)
+        $0.statistics.record(
+          sent: exchange.sent, received: exchange.received, hostPatch: hostPatch, workerPatch: exchange.reply.patch)
       }
-      return reply
+      // Here, on the thread of the host's reducer: a test store's warning handler hears them.
+      for warning in exchange.warnings { reportWorkerWarning(warning, boundary: path) }
+      return exchange.reply
     }
   }
 

@@ -9,12 +9,13 @@ extension Wire.Request: WireMessage {
 
   func write(to writer: inout ByteWriter) {
     switch self {
-    case let .run(slot, baseVersion, patch, action):
+    case let .run(slot, baseVersion, patch, action, dependencies):
       writer.write(tag: 0)
       writer.write(bytes: slot)
       writer.write(baseVersion)
       writer.write(optional: patch)
       writer.write(bytes: action)
+      writer.write(optional: dependencies)
     case let .drop(slot):
       writer.write(tag: 1)
       writer.write(bytes: slot)
@@ -28,7 +29,8 @@ extension Wire.Request: WireMessage {
     case 0:
       self = .run(
         slot: try reader.readBytes(), baseVersion: try reader.readUInt64(),
-        patch: try reader.readOptional(StatePatch.self), action: try reader.readBytes())
+        patch: try reader.readOptional(StatePatch.self), action: try reader.readBytes(),
+        dependencies: try reader.readOptional(Wire.DependencyHeader.self))
     case 1: self = .drop(slot: try reader.readBytes())
     case 2: self = .ping
     case let tag: throw .malformed("unknown request tag \(tag)")
@@ -91,6 +93,16 @@ extension Wire.EffectMessage: WireMessage {
     case .reportSettling: writer.write(tag: 8)
     case let .ping(token): writer.write(tag: 9, token)
     case let .pong(token): writer.write(tag: 10, token)
+    case let .question(token, revision, key, bytes):
+      writer.write(tag: 11, token, revision)
+      writer.write(key)
+      writer.write(bytes: bytes)
+    case let .answer(token, answer):
+      writer.write(tag: 12, token)
+      answer.write(to: &writer)
+    case let .warning(run, message):
+      writer.write(tag: 13, run)
+      writer.write(message)
     }
   }
 
@@ -111,6 +123,12 @@ extension Wire.EffectMessage: WireMessage {
     case 8: self = .reportSettling
     case 9: self = .ping(token: try reader.readUInt64())
     case 10: self = .pong(token: try reader.readUInt64())
+    case 11:
+      self = .question(
+        token: try reader.readUInt64(), revision: try reader.readUInt64(), key: try reader.readString(),
+        bytes: try reader.readBytes())
+    case 12: self = .answer(token: try reader.readUInt64(), try Wire.DependencyAnswer(from: &reader))
+    case 13: self = .warning(run: try reader.readUInt64(), message: try reader.readString())
     case let tag: throw .malformed("unknown effect message tag \(tag)")
     }
   }
@@ -130,6 +148,52 @@ extension Wire.Greeting: WireMessage {
     self.init(
       layoutVersion: try reader.readUInt64(), boundary: try reader.readString(),
       state: try reader.readString(), action: try reader.readString())
+  }
+}
+
+extension Wire.Warning: WireMessage {
+  static let frameKind: UInt8 = 0x24
+
+  func write(to writer: inout ByteWriter) { writer.write(message) }
+
+  init(from reader: inout ByteReader) throws(TransportError) { message = try reader.readString() }
+}
+
+extension Wire.DependencyHeader: WireField {
+  func write(to writer: inout ByteWriter) {
+    writer.write(revision)
+    writer.write(context == .test)
+    writer.write(list: answeredByHost)
+    writer.write(list: stayingOnHost)
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    revision = try reader.readUInt64()
+    context = try reader.readBool() ? .test : .live
+    answeredByHost = try reader.readList(String.self)
+    stayingOnHost = try reader.readList(String.self)
+  }
+}
+
+extension Wire.DependencyAnswer: WireField {
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .answered(bytes, warnings):
+      writer.write(tag: 0)
+      writer.write(bytes: bytes)
+      writer.write(list: warnings)
+    case let .refused(reason):
+      writer.write(tag: 1)
+      writer.write(reason)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0: self = .answered(try reader.readBytes(), warnings: try reader.readList(String.self))
+    case 1: self = .refused(try reader.readString())
+    case let tag: throw .malformed("unknown dependency answer tag \(tag)")
+    }
   }
 }
 
@@ -293,5 +357,11 @@ extension ByteWriter {
 extension ByteReader {
   mutating func readOptional<Field: WireField>(_: Field.Type) throws(TransportError) -> Field? {
     try readBool() ? try Field(from: &self) : nil
+  }
+
+  mutating func readList<Field: WireField>(_: Field.Type) throws(TransportError) -> [Field] {
+    var fields: [Field] = []
+    for _ in 0..<(try readCount()) { fields.append(try Field(from: &self)) }
+    return fields
   }
 }

@@ -11,7 +11,7 @@ enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 3
+  static let layoutVersion: UInt64 = 4
 
   /// Worker → host, the first frame on the control connection: what the worker serves, so
   /// that a worker built from other code is refused before it sees an action.
@@ -39,8 +39,10 @@ enum Wire {
 
   /// Host → worker, on the control connection.
   enum Request: Equatable {
-    /// Bring `slot` from `baseVersion` up to date with `patch` if any, then run `action`.
-    case run(slot: [UInt8], baseVersion: UInt64, patch: StatePatch?, action: [UInt8])
+    /// Bring `slot` from `baseVersion` up to date with `patch` if any, then run `action` with
+    /// the host's dependencies: those of `dependencies`, or the last ones sent when nil.
+    case run(
+      slot: [UInt8], baseVersion: UInt64, patch: StatePatch?, action: [UInt8], dependencies: DependencyHeader?)
     /// Forget the state of `slot`.
     case drop(slot: [UInt8])
     /// Answer at once: the host checks that an idle worker still answers.
@@ -57,6 +59,37 @@ enum Wire {
     case failed(String)
     /// The answer to `ping`.
     case pong
+  }
+
+  /// What a worker needs to know of the host's dependency values at a boundary; sent with a
+  /// `run` request only when they changed since the last one sent on the link (always on a
+  /// fresh link), so that an unchanged set costs one byte.
+  struct DependencyHeader: Equatable {
+    /// The values' `DependencyValues.revision`: the worker's questions name it, so that the
+    /// host answers with the values in force when the reducer or effect that asks started.
+    var revision: UInt64
+    var context: DependencyContext
+    /// The crossing keys overridden on the host, by `CrossingKeys.name(of:)`: the worker asks
+    /// the host for these even where it could make the value itself.
+    var answeredByHost: [String]
+    /// The keys overridden on the host that cannot cross (not process-local either): a worker
+    /// that uses one warns that the override does not reach it.
+    var stayingOnHost: [String]
+  }
+
+  /// Host → worker: the answer to a worker's question about a crossing dependency.
+  enum DependencyAnswer: Equatable {
+    /// The encoded answer, and the runtime warnings the host's value raised while answering,
+    /// which the worker reports as its own.
+    case answered([UInt8], warnings: [String])
+    /// The host could not answer, for this reason.
+    case refused(String)
+  }
+
+  /// Worker → host, on the control connection, before the reply to a request: a runtime
+  /// warning raised while the worker handled it, for the host to report.
+  struct Warning: Equatable {
+    var message: String
   }
 
   /// Either way, on the effects connection.
@@ -86,13 +119,22 @@ enum Wire {
     case ping(token: UInt64)
     /// Worker → host: the answer to `ping`.
     case pong(token: UInt64)
+    /// Worker → host: a call on a crossing dependency, for the host to answer with its value
+    /// of `key` at `revision`; the worker waits for the `answer` with `token`.
+    case question(token: UInt64, revision: UInt64, key: String, bytes: [UInt8])
+    /// Host → worker: the answer to question `token`.
+    case answer(token: UInt64, DependencyAnswer)
+    /// Worker → host: effect body `run` raised a runtime warning, for the host to report
+    /// where the proxy of `run` runs.
+    case warning(run: UInt64, message: String)
 
     /// Whether the message, from the host, can set a worker's effect body going again: the
     /// host counts these, and the worker's `settled` says how many it has caught up with.
     var wakesWorker: Bool {
       switch self {
       case .start, .cancel, .processed, .woke: true
-      case .action, .finished, .sleep, .settled, .reportSettling, .ping, .pong: false
+      // An answer wakes nothing that waits on the host: the asking body runs on, blocked.
+      case .action, .finished, .sleep, .settled, .reportSettling, .ping, .pong, .question, .answer, .warning: false
       }
     }
   }

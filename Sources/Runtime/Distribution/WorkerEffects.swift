@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 internal import Transport
 
@@ -7,6 +8,10 @@ internal import Transport
 ///
 /// Each action goes with its outcome on the worker's copy of the slot, when the `precomputer`
 /// can tell it: the host takes it instead of asking, which saves a round trip per action.
+///
+/// The same connection carries the worker's questions about crossing dependencies and the
+/// host's answers (`ask`), and the runtime warnings effect bodies raise, which the host
+/// reports where the body's proxy runs.
 final class WorkerEffects: Sendable {
   typealias Body = @Sendable (_ forward: @escaping @Sendable ([UInt8]) async -> Void) async -> Void
 
@@ -31,6 +36,8 @@ final class WorkerEffects: Sendable {
     var reportsSettling = false
     var kept: [UInt64: Kept] = [:]
     var running: [UInt64: Task<Void, Never>] = [:]
+    var nextQuestion: UInt64 = 0
+    var asking: [UInt64: PendingAnswer] = [:]
     var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
     var isClosed = false
   }
@@ -116,21 +123,43 @@ final class WorkerEffects: Sendable {
     return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
   }
 
-  /// Cancels every effect and lets every waiting `send` return: the host is gone.
+  /// Asks the host about the crossing dependency named `key`, as of the host's values at
+  /// `revision`, and blocks the calling thread until the answer comes; nil when the
+  /// connection has ended (then no answer ever comes, and the worker is on its way out).
+  /// Never called on the thread that reads the connection, which is the one that answers.
+  func ask(revision: UInt64, key: String, question: [UInt8]) -> Wire.DependencyAnswer? {
+    let pending = PendingAnswer()
+    let token = state.withLock { state -> UInt64? in
+      guard !state.isClosed else { return nil }
+      state.nextQuestion += 1
+      state.asking[state.nextQuestion] = pending
+      return state.nextQuestion
+    }
+    guard let token else { return nil }
+    send(.question(token: token, revision: revision, key: key, bytes: question))
+    return pending.wait()
+  }
+
+  /// Cancels every effect and lets every waiting `send` and question return: the host is gone.
   func stop() {
-    let (tasks, waiting, sleeping) = state.withLock { state in
+    let (tasks, waiting, sleeping, asking) = state.withLock { state in
       state.isClosed = true
       defer {
         state.kept = [:]
         state.running = [:]
         state.waiting = [:]
         state.sleeping = [:]
+        state.asking = [:]
       }
-      return (Array(state.running.values), Array(state.waiting.values), Array(state.sleeping.values))
+      return (
+        Array(state.running.values), Array(state.waiting.values), Array(state.sleeping.values),
+        Array(state.asking.values)
+      )
     }
     for task in tasks { task.cancel() }
     for continuation in waiting { continuation.resume() }
     for pending in sleeping { pending.end(throwing: CancellationError()) }
+    for pending in asking { pending.fulfil(nil) }
     channel.withLock { $0?.close() }
   }
 
@@ -150,8 +179,9 @@ final class WorkerEffects: Sendable {
       case let .cancel(run): run <= state.nextRun
       case let .processed(sequence, _): state.waiting[sequence] != nil
       case let .woke(token): token <= state.nextSleep
+      case let .answer(token, _): state.asking[token] != nil
       case .reportSettling, .ping: true
-      case .action, .finished, .sleep, .settled, .pong: false
+      case .action, .finished, .sleep, .settled, .pong, .question, .warning: false
       }
     }
     guard isKnown else { return stop() }
@@ -171,7 +201,10 @@ final class WorkerEffects: Sendable {
       return
     case let .ping(token):
       return send(.pong(token: token))
-    case .action, .finished, .sleep, .settled, .pong:
+    case let .answer(token, answer):
+      state.withLock { $0.asking.removeValue(forKey: token) }?.fulfil(answer)
+      return
+    case .action, .finished, .sleep, .settled, .pong, .question, .warning:
       return
     }
     state.withLock { $0.wakes += 1 }
@@ -196,8 +229,14 @@ final class WorkerEffects: Sendable {
     state.withLock { state in
       guard let kept = state.kept.removeValue(forKey: run) else { return }
       state.running[run] = Task(executorPreference: executor) {
-        await Self.$currentRun.withValue(run) {
-          await kept.body { [weak self] bytes in await self?.forward(bytes, from: run, slot: kept.slot) }
+        // The body's warnings go to the host, to be reported where its proxy runs.
+        let warn: @Sendable (RuntimeWarning) -> Void = { [weak self] warning in
+          self?.send(.warning(run: run, message: warning.message))
+        }
+        await withRuntimeWarningHandler(warn) {
+          await Self.$currentRun.withValue(run) {
+            await kept.body { [weak self] bytes in await self?.forward(bytes, from: run, slot: kept.slot) }
+          }
         }
         self.finish(run)
       }
@@ -236,6 +275,24 @@ final class WorkerEffects: Sendable {
     // A failed send means the host closed this connection: it retired this worker or is gone,
     // and the end of the control connection stops the worker.
     channel.withLock { _ = try? $0?.send(frame) }
+  }
+}
+
+/// One question a worker asked the host: the asking thread waits until the answer comes or
+/// the connection ends, whichever is first.
+final class PendingAnswer: Sendable {
+  private let answer = Mutex<Wire.DependencyAnswer?>(nil)
+  private let arrived = DispatchSemaphore(value: 0)
+
+  /// Hands the asker `answer`; nil when none will come.
+  func fulfil(_ answer: Wire.DependencyAnswer?) {
+    self.answer.withLock { $0 = answer }
+    arrived.signal()
+  }
+
+  func wait() -> Wire.DependencyAnswer? {
+    arrived.wait()
+    return answer.withLock { $0 }
   }
 }
 

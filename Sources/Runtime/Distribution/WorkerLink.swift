@@ -84,7 +84,7 @@ final class WorkerLink: Sendable {
     let pid = process.pid
     let fault = fault
     self.effects = HostEffects(
-      effects,
+      effects, boundary: plan.boundary,
       onClose: { plan.report(.workerExited(boundary: plan.boundary, pid: pid)) },
       onFault: { reason in
         fault.withLock { $0 = $0 ?? reason }
@@ -138,9 +138,10 @@ final class WorkerLink: Sendable {
   }
 
   /// Sends `request` and waits for the reply on the calling thread, at most for the
-  /// boundary's deadline: no thread hop on the path of an action. Returns the reply and the
-  /// payload bytes sent and received. Any failure gives the link up.
-  func request(_ request: Wire.Request) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
+  /// boundary's deadline: no thread hop on the path of an action. Returns the reply, the
+  /// runtime warnings the worker raised while handling the request, and the payload bytes
+  /// sent and received. Any failure gives the link up.
+  func request(_ request: Wire.Request) throws -> Exchange {
     if let reason = fault.withLock({ $0 }) { throw unavailable(reason) }
     let frame = Wire.frame(request)
     return try givingUpOnFailure { try control.withLock { control in try exchange(frame, on: control) } }
@@ -180,13 +181,38 @@ final class WorkerLink: Sendable {
     }
   }
 
-  private func exchange(
-    _ frame: Frame, on control: FramedConnection
-  ) throws -> (reply: Wire.Reply, sent: Int, received: Int) {
+  /// A request's reply, with what came before it.
+  struct Exchange {
+    let reply: Wire.Reply
+    /// The runtime warnings the worker raised while it handled the request.
+    let warnings: [String]
+    /// Payload bytes sent and received.
+    let sent: Int
+    let received: Int
+  }
+
+  /// How many warnings may come before one reply: far more than a reducer raises for one
+  /// action, and few enough that a worker cannot flood the host with them.
+  static let maximumWarnings = 64
+
+  private func exchange(_ frame: Frame, on control: FramedConnection) throws -> Exchange {
     try control.send(frame)
-    guard let reply = try control.receive() else { throw unavailable("the worker closed its connection") }
-    lastAnswer.withLock { $0 = .now }
-    return (try Wire.decode(Wire.Reply.self, from: reply), frame.payload.count, reply.payload.count)
+    var warnings: [String] = []
+    var received = 0
+    while true {
+      guard let reply = try control.receive() else { throw unavailable("the worker closed its connection") }
+      received += reply.payload.count
+      guard reply.kind == Wire.Warning.frameKind else {
+        lastAnswer.withLock { $0 = .now }
+        return Exchange(
+          reply: try Wire.decode(Wire.Reply.self, from: reply), warnings: warnings, sent: frame.payload.count,
+          received: received)
+      }
+      guard warnings.count < Self.maximumWarnings else {
+        throw DistributionError.protocolViolation("worker \(pid) sent more than \(Self.maximumWarnings) warnings with one reply")
+      }
+      warnings.append(try Wire.decode(Wire.Warning.self, from: reply).message)
+    }
   }
 
   private func unavailable(_ reason: String) -> DistributionError {

@@ -40,12 +40,18 @@ public struct RuntimeWarning: Sendable, Equatable, CustomStringConvertible {
 
   /// Who hears runtime warnings in the current task: standard error, unless a test or a host
   /// installed its own with `withRuntimeWarningHandler(_:operation:)`.
-  @TaskLocal static var handler: @Sendable (RuntimeWarning) -> Void = { warning in
+  @TaskLocal static var handler = Handler { warning in
     FileHandle.standardError.write(Data("[Bulkhead] warning: \(warning.message)\n".utf8))
   }
 
+  /// A handler in a struct: a task-local of closure type, set on a thread outside any task (a
+  /// worker's request thread), crashed release builds made with cross-module optimization.
+  struct Handler: Sendable {
+    let hear: @Sendable (RuntimeWarning) -> Void
+  }
+
   static func report(_ message: String, at location: SourceLocation) {
-    handler(RuntimeWarning(message: message, location: location))
+    handler.hear(RuntimeWarning(message: message, location: location))
   }
 }
 
@@ -60,7 +66,7 @@ public func withRuntimeWarningHandler<Result>(
   _ handler: @escaping @Sendable (RuntimeWarning) -> Void,
   operation: () throws -> Result
 ) rethrows -> Result {
-  try RuntimeWarning.$handler.withValue(handler, operation: operation)
+  try RuntimeWarning.$handler.withValue(RuntimeWarning.Handler(hear: handler), operation: operation)
 }
 
 /// Runs asynchronous `operation` with `handler` receiving its runtime warnings.
@@ -69,5 +75,5 @@ public func withRuntimeWarningHandler<Result>(
   isolation: isolated (any Actor)? = #isolation,
   operation: () async throws -> Result
 ) async rethrows -> Result {
-  try await RuntimeWarning.$handler.withValue(handler, operation: operation)
+  try await RuntimeWarning.$handler.withValue(RuntimeWarning.Handler(hear: handler), operation: operation)
 }

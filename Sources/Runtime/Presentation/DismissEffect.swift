@@ -82,8 +82,11 @@ extension DependencyValues {
   }
 }
 
-private enum DismissKey: DependencyKey {
+/// Process-local: the operator that presents a feature sets it in the process that runs the
+/// feature. Nothing live about it, so tests use it as it is.
+private enum DismissKey: ProcessLocalDependencyKey {
   static let liveValue = DismissEffect.presenting
+  static let testValue = DismissEffect.presenting
 }
 
 extension Effect {

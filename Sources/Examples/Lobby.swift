@@ -1,0 +1,189 @@
+import Bulkhead
+import Foundation
+
+/// A lobby whose signing desk can run in a worker, for showing dependencies that follow a
+/// test into workers: the host stamps visits with UUIDs, the desk signs entries with UUIDs and
+/// dates, greets guests through a `Greeter` the host answers for, refuses entries past a
+/// limit that crosses by value, and formats names with a client that cannot cross.
+///
+/// ```swift
+/// let store = TestStore(initialState: Lobby.State()) { composition.compose(Lobby()) } withDependencies: {
+///   $0.uuid = .incrementing
+/// }
+/// await store.send(.stampTapped) { $0.stamps = [UUID(0)] }
+/// await store.send(.desk(.sign("Blob"))) { $0.desk.entries = [.init(id: UUID(1), name: "Blob", signedAt: …)] }
+/// ```
+public struct Lobby: Reducer {
+  public struct State: Equatable, Codable, Sendable {
+    /// The host's own stamps, drawn from the same UUID generator as the desk's entries.
+    public var stamps: [UUID] = []
+    public var desk = Desk.State()
+    public init() {}
+  }
+
+  public enum Action: Equatable, Codable, Sendable {
+    case stampTapped
+    case desk(Desk.Action)
+  }
+
+  @Dependency(\.uuid) var uuid
+
+  public init() {}
+
+  public var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      if case .stampTapped = action { state.stamps.append(uuid()) }
+      return .none
+    }
+    Scope(state: \.desk, action: Action.desk) { Desk() }
+  }
+
+  /// Where guests sign: the child that a placement puts in a worker.
+  public struct Desk: Reducer {
+    public struct State: Equatable, Codable, Sendable {
+      public var entries: [Entry] = []
+      public var greetings: [String] = []
+      public var refused: [String] = []
+      public init() {}
+    }
+
+    public struct Entry: Equatable, Codable, Sendable {
+      public var id: UUID
+      public var name: String
+      public var signedAt: Date
+      public init(id: UUID, name: String, signedAt: Date) {
+        (self.id, self.name, self.signedAt) = (id, name, signedAt)
+      }
+    }
+
+    public enum Action: Equatable, Codable, Sendable {
+      /// Signs with a UUID and the date, drawn in the reducer.
+      case sign(String)
+      /// Greets through the `Greeter`, in an effect.
+      case greet(String)
+      case greeted(String)
+      /// Signs `count` anonymous entries from each of two effects at once, each entry's UUID
+      /// drawn in the reducer when the effect's action arrives.
+      case signInTwoQueues(count: Int)
+      case queuedSignature
+      /// Writes the guest's name through the `NameFormatter`, which cannot cross.
+      case signFormatted(String)
+      /// Notes the visit in the `VisitLog`, which has no test value.
+      case logVisit(String)
+    }
+
+    @Dependency(\.uuid) var uuid
+    @Dependency(\.date) var date
+    @Dependency(\.greeter) var greeter
+    @Dependency(\.lobbyLimit) var limit
+    @Dependency(\.nameFormatter) var nameFormatter
+    @Dependency(\.visitLog) var visitLog
+
+    public init() {}
+
+    public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case let .sign(name):
+        guard state.entries.count < limit else {
+          state.refused.append(name)
+          return .none
+        }
+        state.entries.append(Entry(id: uuid(), name: name, signedAt: date.now))
+        return .none
+      case let .greet(name):
+        return .run { [greeter] send in await send(.greeted(greeter.greet(name))) }
+      case let .greeted(greeting):
+        state.greetings.append(greeting)
+        return .none
+      case let .signInTwoQueues(count):
+        let queue = Effect<Action>.run { send in
+          for _ in 0..<count { await send(.queuedSignature) }
+        }
+        return .merge(queue, queue)
+      case .queuedSignature:
+        state.entries.append(Entry(id: uuid(), name: "anonymous", signedAt: date.now))
+        return .none
+      case let .signFormatted(name):
+        state.entries.append(Entry(id: uuid(), name: nameFormatter.format(name), signedAt: date.now))
+        return .none
+      case let .logVisit(name):
+        visitLog.record(name)
+        return .none
+      }
+    }
+  }
+}
+
+/// Greets guests: a client whose calls a worker asks the host to make.
+public struct Greeter: Sendable {
+  public var greet: @Sendable (_ name: String) -> String
+  public init(greet: @escaping @Sendable (_ name: String) -> String) { self.greet = greet }
+}
+
+/// Internal, not private, so that a host that never read it can still find it by name.
+enum GreeterKey: CrossingDependencyKey {
+  static let liveValue = Greeter { "Welcome, \($0)!" }
+  static let testValue = Greeter { "Hello, \($0)" }
+
+  static func answer(_ name: String, with greeter: Greeter) -> String { greeter.greet(name) }
+  static func asking(_ ask: @escaping @Sendable (String) -> String) -> Greeter { Greeter(greet: ask) }
+}
+
+/// How many entries the desk takes: crosses by value.
+enum LobbyLimitKey: CrossingDependencyKey {
+  static let liveValue = 100
+  static let testValue = 100
+}
+
+/// Writes a guest's name as the book shows it; its closure cannot cross.
+public struct NameFormatter: Sendable {
+  public var format: @Sendable (_ name: String) -> String
+  public init(format: @escaping @Sendable (_ name: String) -> String) { self.format = format }
+}
+
+private enum NameFormatterKey: DependencyKey {
+  static let liveValue = NameFormatter { $0.capitalized }
+  static let testValue = NameFormatter { $0 }
+}
+
+/// Where visits are noted; it has no test value, so a test that uses it fails.
+public struct VisitLog: Sendable {
+  public var record: @Sendable (_ name: String) -> Void
+  public init(record: @escaping @Sendable (_ name: String) -> Void) { self.record = record }
+}
+
+private enum VisitLogKey: DependencyKey {
+  static let liveValue = VisitLog { _ in }
+}
+
+extension DependencyValues {
+  public var greeter: Greeter {
+    get { self[GreeterKey.self] }
+    set { self[GreeterKey.self] = newValue }
+  }
+
+  public var lobbyLimit: Int {
+    get { self[LobbyLimitKey.self] }
+    set { self[LobbyLimitKey.self] = newValue }
+  }
+
+  public var nameFormatter: NameFormatter {
+    get { self[NameFormatterKey.self] }
+    set { self[NameFormatterKey.self] = newValue }
+  }
+
+  public var visitLog: VisitLog {
+    get { self[VisitLogKey.self] }
+    set { self[VisitLogKey.self] = newValue }
+  }
+}
+
+extension ScriptedApp {
+  /// The lobby, run live: the host and the desk's worker each make their own random UUIDs
+  /// and read their own clock; the greeting comes from the host.
+  static let lobby = ScriptedApp(
+    "lobby", summary: "Dependencies across a boundary: UUIDs, dates, a host-answered greeter",
+    initialState: Lobby.State(),
+    actions: [.stampTapped, .desk(.sign("Blob")), .desk(.greet("Blob")), .desk(.signFormatted("blob jr"))],
+    reducer: Lobby.init)
+}

@@ -1,0 +1,87 @@
+import Synchronization
+internal import Transport
+
+/// The host's dependency values that one worker has been told of, by revision, and the
+/// host's answers to that worker's questions about crossing keys.
+///
+/// A worker's reducer and the effects it creates ask with the revision in force when they
+/// started, so the table keeps the latest `capacity` sets of values; a question about one
+/// evicted since (an effect that outlived 64 changes of the host's dependencies) is answered
+/// with the latest values. The answering runs on the thread that reads the worker's effects
+/// connection and takes no lock but the table's own, so it never waits on a host reducer
+/// that is itself waiting for that worker.
+final class DependencyTable: Sendable {
+  static let capacity = 64
+
+  private struct Table {
+    /// Oldest first, at most `capacity`.
+    var entries: [(revision: UInt64, values: DependencyValues)] = []
+    var lastSent: UInt64?
+    var highestSent: UInt64 = 0
+  }
+
+  private let table = Mutex(Table())
+  private let boundary: String
+
+  init(boundary: String) {
+    self.boundary = boundary
+  }
+
+  /// The header that brings the worker up to `values`, remembered as sent; nil when the
+  /// worker has these values already.
+  func header(for values: DependencyValues) -> Wire.DependencyHeader? {
+    let revision = values.revision
+    let isNew = table.withLock { table in
+      guard table.lastSent != revision else { return false }
+      table.lastSent = revision
+      table.highestSent = max(table.highestSent, revision)
+      table.entries.removeAll { $0.revision == revision }
+      table.entries.append((revision, values))
+      if table.entries.count > Self.capacity { table.entries.removeFirst() }
+      return true
+    }
+    guard isNew else { return nil }
+    let (crossing, stayingHere) = values.overriddenKeyNames()
+    return Wire.DependencyHeader(
+      revision: revision, context: values.context, answeredByHost: crossing, stayingOnHost: stayingHere)
+  }
+
+  /// Whether the worker may ask about `revision`: revisions grow, so one later than any the
+  /// worker was told of is made up. (An older one never sent cannot be told from an evicted
+  /// one, and is answered with the latest values.)
+  func mayAsk(about revision: UInt64) -> Bool {
+    table.withLock { table in table.lastSent != nil && revision <= table.highestSent }
+  }
+
+  /// The host's answer to a question about the key named `name`, with the values of
+  /// `revision` in force: the key's answer encoded, or why there is none.
+  func answer(revision: UInt64, key name: String, question: [UInt8]) -> Wire.DependencyAnswer {
+    let values = table.withLock { table in
+      table.entries.last { $0.revision == revision }?.values ?? table.entries.last?.values
+    }
+    guard let values else { return .refused("the host has sent no dependency values to this worker") }
+    guard let key = CrossingKeys.key(named: name) else {
+      return .refused(
+        """
+        the host knows no crossing dependency key named "\(name)". Make the key internal or \
+        public rather than private, or read or set it once on the host before the worker asks
+        """)
+    }
+    let warnings = CollectedWarnings()
+    do {
+      let bytes = try withRuntimeWarningHandler(warnings.append) {
+        try DependencyValues.$current.withValue(values) { try Self.answer(key, question, with: values) }
+      }
+      return .answered(bytes, warnings: warnings.all)
+    } catch {
+      return .refused("the question about \(readableName(of: key)) from the worker of \"\(boundary)\" does not decode: \(error)")
+    }
+  }
+
+  private static func answer<Key: CrossingDependencyKey>(
+    _: Key.Type, _ question: [UInt8], with values: DependencyValues
+  ) throws -> [UInt8] {
+    let question = try BinaryDecoder().decode(Key.Question.self, from: question)
+    return try BinaryEncoder().encode(Key.answer(question, with: values[Key.self]))
+  }
+}
