@@ -8,11 +8,14 @@ public struct Composer: Reducer {
     public var name: String
     public var message: String
     public var isSaving: Bool
+    /// Why the moderator turned the message down, if it did.
+    public var rejection: String?
 
-    public init(name: String = "", message: String = "", isSaving: Bool = false) {
+    public init(name: String = "", message: String = "", isSaving: Bool = false, rejection: String? = nil) {
       self.name = name
       self.message = message
       self.isSaving = isSaving
+      self.rejection = rejection
     }
   }
 
@@ -36,6 +39,7 @@ public struct Composer: Reducer {
   @Dependency(\.uuid) var uuid
   @Dependency(\.date) var date
   @Dependency(\.continuousClock) var clock
+  @Dependency(\.moderator) var moderator
 
   public init() {}
 
@@ -49,6 +53,11 @@ public struct Composer: Reducer {
       return .none
     case .saveButtonTapped:
       guard !state.isSaving else { return .none }
+      guard moderator.allows(state.message) else {
+        state.rejection = "The moderator turned this message down."
+        return .none
+      }
+      state.rejection = nil
       state.isSaving = true
       let entry = Entry(id: uuid(), name: state.name, message: state.message, signedAt: date.now)
       return .run { [clock] send in

@@ -1,6 +1,7 @@
 import Bulkhead
 import BulkheadTesting
 import Foundation
+import Synchronization
 import GuestbookFeature
 import Testing
 
@@ -20,6 +21,28 @@ import Testing
     await signAndCancel { composition.compose(Guestbook()) }
     #expect(composition.processes.map(\.boundary) == ["composer"])
     #expect(composition.statistics(of: "composer")?.actions ?? 0 >= 5)
+  }
+
+  @Test func theHostsModeratorAnswersTheWorker() async throws {
+    let composition = try Composition(
+      root: Guestbook(), placement: Placement(parsing: "composer\n", file: "guestbook.placement"),
+      command: .executable(named: "guestbook", app: "guestbook"))
+    defer { composition.shutdown() }
+    let asked = Mutex<[String]>([])
+    let store = TestStore(initialState: Guestbook.State(composer: Composer.State(message: "Buy spam"))) {
+      composition.compose(Guestbook())
+    } withDependencies: {
+      $0.moderator = Moderator { message in
+        asked.withLock { $0.append(message) }
+        return false
+      }
+    }
+    await store.send(.composer(.saveButtonTapped)) {
+      $0.composer?.rejection = "The moderator turned this message down."
+    }
+    // The composer ran in its worker, and asked this process's moderator.
+    #expect(composition.statistics(of: "composer")?.actions == 1)
+    #expect(asked.withLock { $0 } == ["Buy spam"])
   }
 
   /// Signs with test dependencies set on the host: the worker's uuid, date and clock must be
