@@ -14,7 +14,7 @@ import TransportTestSupport
   static let requests: [Wire.Request] = [
     .run(slot: [], baseVersion: 0, patch: nil, action: [3], dependencies: nil),
     .run(
-      slot: [9, 9], baseVersion: 41, patch: .fields(["count": [2], "name": []]), action: [],
+      slot: [9, 9], baseVersion: 41, patch: .fields(["count": .whole([2]), "name": .removed, "list": .splice(offset: 3, removing: 1, inserting: [[1], []]), "nested": .fields(["leaf": .whole([5])])]), action: [],
       dependencies: Wire.DependencyHeader(revision: 7, context: .test, answeredByHost: ["k1", "k2"], stayingOnHost: ["k3"])),
     .run(
       slot: [1], baseVersion: UInt64.max, patch: .whole(Array(repeating: 7, count: 300)), action: [0],
@@ -22,7 +22,7 @@ import TransportTestSupport
     .drop(slot: [4]),
   ]
   static let replies: [Wire.Reply] = [
-    .ran(Wire.Outcome(baseVersion: 2, version: 3, patch: .fields(["count": [4]]), effect: effect)),
+    .ran(Wire.Outcome(baseVersion: 2, version: 3, patch: .fields(["count": .whole([4])]), effect: effect)),
     .ran(Wire.Outcome(baseVersion: 1, version: 1, patch: nil, effect: .none)), .stale(version: 12), .dropped, .failed("no such slot ✗"),
   ]
   static let effectMessages: [Wire.EffectMessage] = [
@@ -30,7 +30,7 @@ import TransportTestSupport
     .action(run: 3, sequence: 4, bytes: [5, 6], outcome: nil),
     .action(
       run: 3, sequence: 5, bytes: [7],
-      outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": [1]]), effect: effect)),
+      outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": .whole([1])]), effect: effect)),
     .finished(run: 5), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling, .ping(token: 3), .pong(token: 3),
     .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
     .answer(token: 1, .answered([4, 5], warnings: ["careful", ""])), .answer(token: 2, .refused("no such key ✗")),

@@ -94,6 +94,28 @@ public struct IdentifiedArray<ID: Hashable, Element> {
     reindex(from: 0)
   }
 
+  /// Replaces the elements in `range` with `newElements`, leaving out any whose id is already
+  /// in the array, as `insert` does.
+  mutating func replaceSubrange(_ range: Range<Int>, with newElements: some Sequence<Element>) {
+    for removed in ids[range] { indices[removed] = nil }
+    elements.removeSubrange(range)
+    ids.removeSubrange(range)
+    var position = range.lowerBound
+    var added: [Element] = []
+    var addedIDs: [ID] = []
+    for element in newElements {
+      let elementID = element[keyPath: id]
+      guard indices[elementID] == nil else { continue }
+      indices[elementID] = position
+      position += 1
+      added.append(element)
+      addedIDs.append(elementID)
+    }
+    elements.insert(contentsOf: added, at: range.lowerBound)
+    ids.insert(contentsOf: addedIDs, at: range.lowerBound)
+    reindex(from: range.lowerBound)
+  }
+
   private mutating func reindex(from start: Int) {
     for index in ids.indices[start...] { indices[ids[index]] = index }
   }

@@ -1,11 +1,12 @@
 internal import Transport
 
-/// Rebuilds a struct from an old value of it and the encodings of the fields that changed:
-/// changed fields are decoded, the others are taken from the old value as they are.
+/// Rebuilds a struct from an old value of it and the patches of the fields that changed:
+/// changed fields are patched (decoded, or rebuilt from their old value and their own patch),
+/// the others are taken from the old value as they are.
 struct PatchingDecoder: Decoder {
   /// The old value's fields, as `FieldCapture` found them.
   let old: [String: any Encodable]
-  let fields: [String: [UInt8]]
+  let fields: [String: StatePatch]
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -23,22 +24,28 @@ struct PatchingDecoder: Decoder {
 }
 
 private struct PatchingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let fields: [String: [UInt8]]
+  let fields: [String: StatePatch]
   let old: [String: any Encodable]
   var codingPath: [any CodingKey] { [] }
   var allKeys: [Key] { Set(fields.keys).union(old.keys).compactMap { Key(stringValue: $0) } }
 
+  /// A removed field is still there, as nil: synthesized decoding asks `decodeNil` for it.
   func contains(_ key: Key) -> Bool { fields[key.stringValue] != nil || old[key.stringValue] != nil }
 
   func decodeNil(forKey key: Key) throws -> Bool {
-    if let bytes = fields[key.stringValue] { return bytes.isEmpty }
+    if let patch = fields[key.stringValue] { return patch == .removed }
     guard let value = old[key.stringValue] else { throw missing(key) }
     return value is FieldCapture.Nil || (value as? any NilTestable)?.isNil == true
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    if let bytes = fields[key.stringValue] { return try BinaryDecoder().decode(T.self, from: bytes) }
-    guard let value = old[key.stringValue] as? T else { throw missing(key) }
+    let oldValue = old[key.stringValue]
+    if let patch = fields[key.stringValue] {
+      if case let .whole(bytes) = patch { return try BinaryDecoder().decode(T.self, from: bytes) }
+      guard let oldValue, !(oldValue is FieldCapture.Nil) else { throw missing(key) }
+      return try StatePatch.apply(patch, to: oldValue, as: T.self)
+    }
+    guard let value = oldValue as? T else { throw missing(key) }
     return value
   }
 

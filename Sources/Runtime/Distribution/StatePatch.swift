@@ -1,33 +1,33 @@
-import Synchronization
 internal import Transport
 
-/// What a child state's copy on the other side of a boundary needs to catch up: the encoded
-/// values of the fields that changed, or the whole state when it cannot be told field by field.
+/// What a child state's copy on the other side of a boundary needs to catch up: the changes
+/// from an old value to a new one, as small as the change.
 ///
-/// Both sides hold the state as a value, so a patch costs what changed, not what the state
-/// holds: one field changed beside a megabyte of items is a patch of a few bytes, and unchanged
-/// fields are shared with the old value, not decoded again.
+/// A struct that encodes as one keyed container goes field by field, and a field that is
+/// itself such a struct goes by its own fields, down to the leaf that changed. An `Array` or
+/// `IdentifiedArray` of `Equatable` elements goes as a splice: the run of elements that
+/// changed, replaced by the new run. Anything else goes whole. Unchanged parts are shared with
+/// the old value, not decoded again: one element changed in a hundred thousand is a patch of
+/// a few bytes plus that element.
 ///
 /// ```swift
 /// let patch = try StatePatch(from: old, to: new)      // nil when nothing changed
 /// try patch?.applied(to: old) == new                  // true
 /// ```
-public enum StatePatch: Codable, Sendable, Equatable {
-  /// Changed top-level fields, by coding key.
-  case fields([String: [UInt8]])
-  /// The whole state.
+public indirect enum StatePatch: Codable, Sendable, Equatable {
+  /// The whole value's encoding.
   case whole([UInt8])
+  /// The fields that changed, by coding key, each with its own patch.
+  case fields([String: StatePatch])
+  /// A field that became nil.
+  case removed
+  /// The elements `offset..<(offset + removing)` replaced by the encoded elements `inserting`.
+  case splice(offset: Int, removing: Int, inserting: [[UInt8]])
 
-  /// The patch that turns `old` into `new`, or nil when they are equal. Field by field when
-  /// the state encodes as one keyed container of `Equatable` fields and decodes back from them
-  /// (synthesized `Codable` on a struct does); whole otherwise.
+  /// The patch that turns `old` into `new`, or nil when they are equal.
   public init?<State: Encodable>(from old: State, to new: State) throws {
-    if areEqual(old, new) == true { return nil }
-    if FieldAccess.isFieldwise(State.self, sample: new), let fields = try FieldAccess.changes(from: old, to: new) {
-      self = .fields(fields)
-    } else {
-      self = .whole(try BinaryEncoder().encode(new))
-    }
+    guard let patch = try Self.difference(from: old, to: new) else { return nil }
+    self = patch
   }
 
   /// The patch that carries all of `state`.
@@ -40,72 +40,54 @@ public enum StatePatch: Codable, Sendable, Equatable {
     switch self {
     case let .whole(bytes):
       return try BinaryDecoder().decode(State.self, from: bytes)
-    case let .fields(fields):
-      guard let old, let captured = FieldCapture.capture(old) else {
-        throw DistributionError.protocolViolation("a field patch arrived for a state never sent whole")
+    case .removed:
+      throw DistributionError.protocolViolation("a patch removed a whole state")
+    case .fields, .splice:
+      guard let old else {
+        throw DistributionError.protocolViolation("a patch of changes arrived for a state never sent whole")
       }
-      return try State(from: PatchingDecoder(old: captured, fields: fields))
+      return try Self.apply(self, to: old, as: State.self)
     }
   }
 
-  /// The encoded bytes the patch carries.
+  /// The encoded bytes the patch carries, leaving out its own bookkeeping.
   public var byteCount: Int {
     switch self {
-    case let .fields(fields): fields.values.reduce(0) { $0 + $1.count }
     case let .whole(bytes): bytes.count
+    case let .fields(fields): fields.values.reduce(0) { $0 + $1.byteCount }
+    case .removed: 0
+    case let .splice(_, _, inserting): inserting.reduce(0) { $0 + $1.count }
     }
   }
-}
 
-/// Comparing and rebuilding a struct by the fields its `Codable` conformance names.
-enum FieldAccess {
-  /// Types found to round-trip field by field (true) or not (false), checked once each.
-  private static let verdicts = Mutex<[ObjectIdentifier: Bool]>([:])
+  /// How deeply patches nest: far beyond the structs features build, and shallow enough that
+  /// neither a deep value nor a hostile message exhausts the stack.
+  static let maximumDepth = 32
 
-  /// The changed fields' encodings, empty for a field that became nil; nil when some field
-  /// cannot be compared.
-  static func changes<State: Encodable>(from old: State, to new: State) throws -> [String: [UInt8]]? {
-    guard let before = FieldCapture.capture(old), let after = FieldCapture.capture(new) else {
-      return nil
+  /// The smallest patch this type knows from `old` to `new`; nil when they are equal.
+  static func difference(from old: any Encodable, to new: any Encodable, depth: Int = 0) throws -> StatePatch? {
+    if areEqual(old, new) == true { return nil }
+    if depth < maximumDepth {
+      if let splice = try ElementwisePatching.splice(from: old, to: new) { return splice }
+      if let fields = try FieldAccess.changes(from: old, to: new, depth: depth) { return .fields(fields) }
     }
-    var changes: [String: [UInt8]] = [:]
-    for (key, value) in after {
-      if let previous = before[key] {
-        guard let same = areEqual(previous, value) else { return nil }
-        if same { continue }
+    return .whole(try BinaryEncoder().encode(new))
+  }
+
+  /// `old` with `patch` applied, as a `Value`.
+  static func apply<Value: Decodable>(_ patch: StatePatch, to old: Any, as _: Value.Type) throws -> Value {
+    switch patch {
+    case let .whole(bytes):
+      return try BinaryDecoder().decode(Value.self, from: bytes)
+    case .removed:
+      throw DistributionError.protocolViolation("a patch removed a value that cannot be nil")
+    case let .splice(offset, removing, inserting):
+      return try ElementwisePatching.apply(offset: offset, removing: removing, inserting: inserting, to: old, as: Value.self)
+    case let .fields(fields):
+      guard let encodable = old as? any Encodable, let captured = FieldCapture.capture(encodable) else {
+        throw DistributionError.protocolViolation("a field patch arrived for a value without fields")
       }
-      changes[key] = try encoded(value)
+      return try Value(from: PatchingDecoder(old: captured, fields: fields))
     }
-    for key in before.keys where after[key] == nil { changes[key] = [] }
-    return changes
-  }
-
-  /// Whether `State` rebuilds exactly from its fields: checked once per type on `sample`, by
-  /// patching every field of it onto itself, and none.
-  static func isFieldwise<State: Encodable>(_: State.Type, sample: State) -> Bool {
-    let key = ObjectIdentifier(State.self)
-    if let verdict = verdicts.withLock({ $0[key] }) { return verdict }
-    var verdict = false
-    if let decodable = State.self as? any Decodable.Type, let fields = FieldCapture.capture(sample),
-      let all = try? fields.mapValues(encoded)
-    {
-      verdict = rebuilds(decodable, sample: sample, old: fields, patched: all)
-    }
-    verdicts.withLock { $0[key] = verdict }
-    return verdict
-  }
-
-  private static func encoded(_ value: any Encodable) throws -> [UInt8] {
-    value is FieldCapture.Nil ? [] : try BinaryEncoder().encode(value)
-  }
-
-  private static func rebuilds<Decoded: Decodable, State>(
-    _: Decoded.Type, sample: State, old: [String: any Encodable], patched: [String: [UInt8]]
-  ) -> Bool {
-    guard let rebuilt = try? Decoded(from: PatchingDecoder(old: old, fields: patched)) as? State,
-      areEqual(rebuilt, sample) == true,
-      let shared = try? Decoded(from: PatchingDecoder(old: old, fields: [:])) as? State
-    else { return false }
-    return areEqual(shared, sample) == true
   }
 }

@@ -226,26 +226,50 @@ extension StatePatch: WireField {
       writer.write(tag: 0)
       writer.write(UInt64(fields.count))
       // Sorted, so that equal patches are equal bytes.
-      for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
+      for (key, patch) in fields.sorted(by: { $0.key < $1.key }) {
         writer.write(key)
-        writer.write(bytes: value)
+        patch.write(to: &writer)
       }
     case let .whole(bytes):
       writer.write(tag: 1)
       writer.write(bytes: bytes)
+    case .removed:
+      writer.write(tag: 2)
+    case let .splice(offset, removing, inserting):
+      writer.write(tag: 3)
+      writer.write(UInt64(offset))
+      writer.write(UInt64(removing))
+      writer.write(UInt64(inserting.count))
+      for element in inserting { writer.write(bytes: element) }
     }
   }
 
   init(from reader: inout ByteReader) throws(TransportError) {
+    try self.init(from: &reader, depth: 0)
+  }
+
+  private init(from reader: inout ByteReader, depth: Int) throws(TransportError) {
+    guard depth <= Self.maximumDepth else { throw .malformed("a state patch nests deeper than \(Self.maximumDepth)") }
     switch try reader.readUInt64() {
     case 0:
-      var fields: [String: [UInt8]] = [:]
+      var fields: [String: StatePatch] = [:]
       for _ in 0..<(try reader.readCount()) {
         let key = try reader.readString()
-        fields[key] = try reader.readBytes()
+        guard fields[key] == nil else { throw .malformed("a state patch names the field \"\(key)\" twice") }
+        fields[key] = try StatePatch(from: &reader, depth: depth + 1)
       }
       self = .fields(fields)
     case 1: self = .whole(try reader.readBytes())
+    case 2: self = .removed
+    case 3:
+      let offset = try reader.readUInt64()
+      let removing = try reader.readUInt64()
+      guard offset <= UInt64(Int.max), removing <= UInt64(Int.max) else {
+        throw .malformed("an element patch's range does not fit in memory")
+      }
+      var inserting: [[UInt8]] = []
+      for _ in 0..<(try reader.readCount()) { inserting.append(try reader.readBytes()) }
+      self = .splice(offset: Int(offset), removing: Int(removing), inserting: inserting)
     case let tag: throw .malformed("unknown state patch tag \(tag)")
     }
   }

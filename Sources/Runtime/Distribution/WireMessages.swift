@@ -11,7 +11,7 @@ enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 4
+  static let layoutVersion: UInt64 = 5
 
   /// Worker → host, the first frame on the control connection: what the worker serves, so
   /// that a worker built from other code is refused before it sees an action.
