@@ -1,7 +1,7 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [startup | transport | boundaries]
+//   swift run -c release bulkhead-benchmark [startup | transport | patches | boundaries]
 //
 // With `startup`, `transport` or `boundaries`, only those figures (the last two on two cores).
 //
@@ -16,12 +16,15 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.twoCores.apply()
   printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "two cores:"))
   printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
+} else if CommandLine.arguments.dropFirst().first == "patches" {
+  printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "two cores:"))
 } else {
   printTable("In-process core (per action)", coreBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
+  printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
   CPULayout.twoCores.apply()

@@ -220,6 +220,13 @@ protocol WireField {
 }
 
 extension StatePatch: WireField {
+  /// The bytes the patch takes on the wire, its bookkeeping included.
+  public var wireByteCount: Int {
+    var writer = ByteWriter()
+    write(to: &writer)
+    return writer.bytes.count
+  }
+
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .fields(fields):
