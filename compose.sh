@@ -28,11 +28,11 @@ fail() {
   exit 64
 }
 
-# PATH as the caller meant it: relative to the directory compose.sh was run from.
+# PATH as the caller meant it: relative to the directory compose.sh was run from, tidied.
 from_caller() {
   case "$1" in
-    /*) echo "$1" ;;
-    *) echo "$caller/$1" ;;
+    /*) realpath -m "$1" ;;
+    *) realpath -m "$caller/$1" ;;
   esac
 }
 
@@ -47,8 +47,18 @@ package=""
 product=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --package) [ $# -ge 2 ] || fail "--package needs a path"; package="$(from_caller "$2")"; shift 2 ;;
-    --product) [ $# -ge 2 ] || fail "--product needs a name"; product="$2"; shift 2 ;;
+    --package)
+      [ $# -ge 2 ] || fail "--package needs a path"
+      [ -z "$package" ] || fail "--package given twice"
+      package="$(from_caller "$2")"
+      shift 2
+      ;;
+    --product)
+      [ $# -ge 2 ] || fail "--product needs a name"
+      [ -z "$product" ] || fail "--product given twice"
+      product="$2"
+      shift 2
+      ;;
     *) break ;;
   esac
 done
@@ -60,9 +70,13 @@ fi
 # Builds the host (and the built-in worker) in release and sets $host and $placements.
 build_host() {
   if [ -n "$package" ]; then
-    swift build -c release --package-path "$package" --product "$product" >&2
+    swift build -c release --package-path "$package" --product "$product" >&2 ||
+      fail "could not build the product \"$product\" of $package (SwiftPM's message is above)"
     host="$(swift build -c release --package-path "$package" --show-bin-path)/$product"
     placements="$package/placements"
+    # A host answers this flag; any other executable would take it as something else.
+    [ "$(timeout 10 "$host" --bulkhead-host 2>/dev/null || true)" = "bulkhead host" ] ||
+      fail "the product \"$product\" is not a Bulkhead host: its main must call HostCommand.main(apps:)"
   else
     for built in parent-host child-worker; do swift build -c release --product "$built" >&2; done
     host="$root/.build/release/parent-host"
@@ -72,10 +86,13 @@ build_host() {
 
 case "$command" in
   run | hold)
+    [ $# -le 2 ] || fail "$command takes at most an APP and a PLACEMENT; got: $*"
     build_host
     app="${1:-}"
     if [ -z "$app" ]; then
-      if [ -n "$package" ]; then app="$("$host" --list | head -n 1 | cut -d ' ' -f 1)"; else app=two-counters; fi
+      # awk reads the whole list, so the host never writes into a closed pipe.
+      if [ -n "$package" ]; then app="$("$host" --list | awk 'NR == 1 { print $1 }')"; else app=two-counters; fi
+      [ -n "$app" ] || fail "the product \"$product\" lists no apps"
     fi
     options=()
     if [ $# -ge 2 ]; then
@@ -87,6 +104,7 @@ case "$command" in
     exec "$host" --app "$app" "${options[@]}"
     ;;
   list)
+    [ $# -eq 0 ] || fail "list takes no arguments; got: $*"
     build_host
     echo "apps:"
     "$host" --list | sed 's/^/  /'
@@ -97,7 +115,7 @@ case "$command" in
     done
     ;;
   boundaries)
-    [ $# -eq 1 ] || usage
+    [ $# -eq 1 ] || fail "boundaries takes one APP (\"./compose.sh list\" lists them)"
     build_host
     exec "$host" --boundaries "$1"
     ;;

@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import Transport
+import Transport
 import TransportTestSupport
 
 /// What one distributed actor call costs besides the socket, part by part, in one process:

@@ -6,37 +6,37 @@ import Transport
 /// Do not read `id` of a local `Calculator` from another module: with Swift 6.3 on Linux the
 /// value read is garbage (the same actor declared in the reading module reads correctly).
 /// Name it by `Calculator.id` instead.
-public distributed actor Calculator {
-  public typealias ActorSystem = SocketActorSystem
+package distributed actor Calculator {
+  package typealias ActorSystem = SocketActorSystem
 
   /// The name the worker hosts it under.
-  public static let id = SocketActorID(number: 1)
+  package static let id = SocketActorID(number: 1)
 
   private var received: [Int] = []
 
-  public init(actorSystem: SocketActorSystem) {
+  package init(actorSystem: SocketActorSystem) {
     self.actorSystem = actorSystem
   }
 
-  public distributed func add(_ left: Int, _ right: Int) -> Int { left + right }
+  package distributed func add(_ left: Int, _ right: Int) -> Int { left + right }
 
   /// Records `value` and returns every value recorded so far, in arrival order.
-  public distributed func record(_ value: Int) -> [Int] {
+  package distributed func record(_ value: Int) -> [Int] {
     received.append(value)
     return received
   }
 
-  public distributed func fail(_ message: String) throws {
+  package distributed func fail(_ message: String) throws {
     throw CalculatorError(message: message)
   }
 
   /// Never returns, for deadline and peer-death tests.
-  public distributed func hang() async throws {
+  package distributed func hang() async throws {
     try await Task.sleep(for: .seconds(3600))
   }
 }
 
-public struct CalculatorError: Error, CustomStringConvertible {
-  public let message: String
-  public var description: String { "CalculatorError: \(message)" }
+package struct CalculatorError: Error, CustomStringConvertible {
+  package let message: String
+  package var description: String { "CalculatorError: \(message)" }
 }

@@ -12,15 +12,24 @@ import Testing
       try HostRequest(parsing: ["--app", "timers", "--hold", "--placement", "t.placement"], program: "host")
         == .run(app: "timers", placement: "t.placement", hold: true))
     #expect(try HostRequest(parsing: ["--help"], program: "host") == .help)
+    #expect(
+      try HostRequest(parsing: ["--placement", "t.placement", "--app", "timers"], program: "host")
+        == .run(app: "timers", placement: "t.placement", hold: false))
   }
 
   @Test(arguments: [
-    ["--app"], ["--app", "timers", "--placement"], ["--app", "timers", "--hold", "--hold"],
-    ["--boundaries"], ["--list", "extra"], ["--apps", "timers"], ["timers"],
+    (["--app"], "--app needs a value"), (["--app", "timers", "--placement"], "--placement needs a value"),
+    (["--app", "--hold"], "--app needs a value"), (["--app", "timers", "--hold", "--hold"], "--hold is given twice"),
+    (["--app", "a", "--app", "b"], "--app is given twice"), (["--boundaries"], "--boundaries needs a value"),
+    (["--list", "extra"], "unexpected argument \"extra\""), (["--apps", "timers"], "unknown option \"--apps\""),
+    (["--list", "--app", "a"], "go alone"), (["--hold"], "--hold goes with --app"),
   ])
-  func aCommandLineTheHostCannotActOnGetsItsUsage(arguments: [String]) {
-    #expect(throws: DistributionError.usage(HostRequest.usage(program: "host"))) {
+  func aCommandLineTheHostCannotActOnSaysWhatIsWrong(arguments: [String], problem: String) {
+    #expect {
       try HostRequest(parsing: arguments, program: "host")
+    } throws: { error in
+      let message = "\(error)"
+      return message.contains(problem) && message.hasSuffix(HostRequest.usage(program: "host"))
     }
   }
 
@@ -46,7 +55,7 @@ import Testing
 
   @Test func theHostExplainsABadCommandLineAndAnUnknownApp() throws {
     let bad = try runBuilt("parent-host", ["--app", "two-counters", "--placment", "x"])
-    #expect(bad.status == 64 && bad.error.contains("usage: parent-host --list"))
+    #expect(bad.status == 64 && bad.error.contains("unknown option \"--placment\"") && bad.error.contains("usage: parent-host --list"))
     let unknown = try runBuilt("parent-host", ["--app", "nope"])
     #expect(unknown.status == 64 && unknown.error.contains("there is no app \"nope\""))
     let help = try runBuilt("parent-host", ["--help"])

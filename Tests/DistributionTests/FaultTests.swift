@@ -69,6 +69,18 @@ import TransportTestSupport
     #expect(store.state.timers[id: 1]?.ticks == 1)
   }
 
+  @Test func effectsEndedByAShutdownAreNotReportedLost() async throws {
+    let events = Events()
+    let composition = try composition(app: "timers", placement: "timers\n", events: events)
+    let store = Store(initialState: Timers.State()) { composition.compose(Timers()) }
+    store.send(.addTimerTapped)
+    store.send(.timers(.element(id: 1, action: .startTapped)))
+    #expect(store.runningEffectCount == 1)
+    composition.shutdown()
+    #expect(await events.first { if case .workerExited = $0 { true } else { false } } != nil)
+    #expect(!events.all.contains { if case .effectsLost = $0 { true } else { false } }, "\(events.all)")
+  }
+
   @Test func shutdownLeavesNoWorkerAndNoSocket() throws {
     let composition = try composition(app: "timers", placement: "timers pool 3\n")
     let pids = composition.processes.flatMap(\.pids)

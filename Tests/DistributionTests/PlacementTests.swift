@@ -1,5 +1,6 @@
 import Bulkhead
 import Examples
+import Foundation
 import Testing
 
 @Suite struct PlacementTests {
@@ -40,6 +41,25 @@ import Testing
     let placement = try Placement(parsing: "# comment\r\ncounter1\r\n\r\ncounter2\r", file: "crlf.placement")
     #expect(placement.entries.map(\.path) == ["counter1", "counter2"])
     #expect(placement.entries.map(\.line) == [2, 4])
+  }
+
+  @Test func aFileThatCannotBeReadSaysWhy() throws {
+    let missing = "/tmp/bulkhead-no-such-\(getpid()).placement"
+    #expect(throws: DistributionError.placement(file: missing, line: 0, reason: "there is no placement file at this path")) {
+      try Placement(contentsOf: missing)
+    }
+    #expect(throws: DistributionError.placement(file: "/tmp", line: 0, reason: "this is a directory, not a placement file")) {
+      try Placement(contentsOf: "/tmp")
+    }
+    #expect(
+      "\(DistributionError.placement(file: "", line: 0, reason: "there is no placement file at this path"))"
+        == "(an empty path): there is no placement file at this path")
+  }
+
+  @Test func onlyLineFeedsAndCarriageReturnsEndALine() throws {
+    let placement = try Placement(parsing: "timers\u{2028}pool 2\u{0C}\ntimers2", file: "t")
+    #expect(placement.entries.map(\.line) == [1, 2])
+    #expect(placement.entries.first?.workers == 2)
   }
 
   @Test func controlCharactersInAFileAreEscapedInErrors() throws {

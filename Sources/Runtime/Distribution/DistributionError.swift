@@ -17,7 +17,8 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case let .placement(file, line, reason):
-      "\(file):\(line): \(reason)"
+      // Line 0: about the file as a whole.
+      line == 0 ? "\(file.isEmpty ? "(an empty path)" : file): \(reason)" : "\(file):\(line): \(reason)"
     case let .notCodable(boundary, type):
       """
       The boundary "\(boundary)" cannot run in a worker: "\(type)" is not Codable. Make the \

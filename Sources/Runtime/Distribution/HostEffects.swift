@@ -25,7 +25,8 @@ final class HostEffects: Sendable {
     case open
     /// The worker is gone: effects still running, or starting now, are lost.
     case closed
-    /// The worker was let go with its child: its effects were cancelled, none is lost.
+    /// The worker was let go with its child or the composition: its effects were ended on
+    /// purpose, none is lost.
     case retired
   }
 
@@ -159,7 +160,7 @@ final class HostEffects: Sendable {
   }
 
   /// Ends every proxy as if its effect had finished, and the connection: for a worker let go
-  /// with its child, whose effects the host cancels in the same pass.
+  /// with its child, whose effects the host cancels in the same pass, or with the composition.
   func retire() {
     _ = end(as: .retired)
   }

@@ -64,8 +64,15 @@ public struct Placement: Sendable, Equatable {
 
   /// Reads and parses the placement file at `path`.
   public init(contentsOf path: String) throws(DistributionError) {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw .placement(file: path, line: 0, reason: "cannot read the placement file (missing, a directory, or not readable)")
+    var isDirectory: ObjCBool = false
+    guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw .placement(file: path, line: 0, reason: "there is no placement file at this path")
+    }
+    guard !isDirectory.boolValue else {
+      throw .placement(file: path, line: 0, reason: "this is a directory, not a placement file")
+    }
+    guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+      throw .placement(file: path, line: 0, reason: "the placement file cannot be read (check its permissions)")
     }
     guard let text = String(data: data, encoding: .utf8) else {
       throw .placement(file: path, line: 0, reason: "the placement file is not UTF-8 text")
@@ -80,8 +87,10 @@ public struct Placement: Sendable, Equatable {
   /// ```
   public init(parsing text: String, file: String) throws(DistributionError) {
     var entries: [Entry] = []
-    // Lines end in "\n", "\r\n" or "\r": Swift reads "\r\n" as one character, not a "\n".
-    for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+    // Lines end in "\n", "\r\n" or "\r" (Swift reads "\r\n" as one character), and only
+    // there: an editor shows a U+2028 or a form feed inside a line, so it does not end one.
+    let endsLine: (Character) -> Bool = { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+    for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: endsLine).enumerated() {
       let line = index + 1
       let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
       let words = content.split(whereSeparator: \.isWhitespace).map(String.init)

@@ -237,12 +237,14 @@ final class WorkerLink: Sendable {
     process.closeInput()
   }
 
-  /// Ends the connections at shutdown: effects still running are reported lost; the
-  /// composition's roster sees the process out.
+  /// Ends the connections at shutdown: effects still running end as the shutdown means them
+  /// to, not reported lost; the composition's roster sees the process out.
   func close() {
     fault.withLock { $0 = $0 ?? "the composition shut down" }
+    // Effects first: once the control connection ends, the worker exits, and its effects
+    // connection closing first would count them lost.
+    effects.retire()
     controlShutdown.shutdown()
-    effects.close()
     process.closeInput()
   }
 }

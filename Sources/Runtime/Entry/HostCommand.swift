@@ -56,6 +56,9 @@ public enum HostCommand {
       return app
     }
     switch request {
+    case .identify:
+      terminal.say("bulkhead host")
+      exit(0)
     case .help:
       terminal.say(HostRequest.usage(program: terminal.program))
       exit(0)
@@ -69,9 +72,12 @@ public enum HostCommand {
       let selected = app(named: name)
       do {
         let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
+        // A worker executable must be there only when a worker will start.
         let command =
           try workerExecutable.map { executable throws(DistributionError) in
-            try WorkerCommand.executable(named: executable, app: selected.name)
+            placement.entries.isEmpty
+              ? WorkerCommand.thisExecutable(app: selected.name)
+              : try WorkerCommand.executable(named: executable, app: selected.name)
           } ?? .thisExecutable(app: selected.name)
         let session = try HostSession(app: selected, placement: placement, command: command, terminal: terminal)
         await session.run(hold: hold)
@@ -89,47 +95,50 @@ enum HostRequest: Equatable {
   case list
   case boundaries(app: String)
   case run(app: String, placement: String?, hold: Bool)
+  /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
+  case identify
 
   static func usage(program: String) -> String {
     "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold]"
   }
 
+  /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
   init(parsing arguments: [String], program: String) throws(DistributionError) {
-    let usage = DistributionError.usage(Self.usage(program: program))
-    var app: String?
-    var placement: String?
-    var hold = false
-    var rest = arguments[...]
-    switch rest.popFirst() {
-    case nil, "--list":
-      guard rest.isEmpty else { throw usage }
-      self = .list
-      return
-    case "--boundaries":
-      guard let name = rest.popFirst(), rest.isEmpty else { throw usage }
-      self = .boundaries(app: name)
-      return
-    case "--app":
-      app = rest.popFirst()
-    case "-h", "--help":
-      guard rest.isEmpty else { throw usage }
-      self = .help
-      return
-    default:
-      throw usage
+    func wrong(_ problem: String) -> DistributionError {
+      .usage("\(problem)\n\(Self.usage(program: program))")
     }
+    var options: [String: String] = [:]
+    var flags: Set<String> = []
+    var rest = arguments[...]
     while let option = rest.popFirst() {
       switch option {
-      case "--placement" where placement == nil:
-        guard let file = rest.popFirst() else { throw usage }
-        placement = file
-      case "--hold" where !hold:
-        hold = true
+      case "--app", "--boundaries", "--placement":
+        guard options[option] == nil else { throw wrong("\(option) is given twice") }
+        guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
+        options[option] = value
+      case "--list", "--hold", "--help", "-h", "--bulkhead-host":
+        guard flags.insert(option).inserted else { throw wrong("\(option) is given twice") }
       default:
-        throw usage
+        throw wrong(option.hasPrefix("-") ? "unknown option \"\(option)\"" : "unexpected argument \"\(option)\"")
       }
     }
-    guard let app else { throw usage }
-    self = .run(app: app, placement: placement, hold: hold)
+    let modes = [options["--app"] != nil, options["--boundaries"] != nil, flags.contains("--list")]
+    guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries and --list go alone") }
+    if options["--app"] == nil {
+      if let option = ["--placement", "--hold"].first(where: { options[$0] != nil || flags.contains($0) }) {
+        throw wrong("\(option) goes with --app")
+      }
+    }
+    if flags.contains("--bulkhead-host") {
+      self = .identify
+    } else if !flags.isDisjoint(with: ["--help", "-h"]) {
+      self = .help
+    } else if let app = options["--app"] {
+      self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"))
+    } else if let app = options["--boundaries"] {
+      self = .boundaries(app: app)
+    } else {
+      self = .list
+    }
   }
 }

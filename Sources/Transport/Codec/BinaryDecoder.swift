@@ -7,15 +7,15 @@ import Foundation
 /// ```swift
 /// let state = try BinaryDecoder().decode(Counter.State.self, from: bytes)
 /// ```
-public struct BinaryDecoder: Sendable {
+package struct BinaryDecoder: Sendable {
   /// How deeply containers may nest before the input is refused.
-  public var maximumDepth: Int
+  package var maximumDepth: Int
 
-  public init(maximumDepth: Int = 256) {
+  package init(maximumDepth: Int = 256) {
     self.maximumDepth = maximumDepth
   }
 
-  public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+  package func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
     let input = Input(bytes: bytes, maximumDepth: maximumDepth)
     return try input.decode(T.self, in: 0..<bytes.count, codingPath: [], depth: 0)
   }

@@ -12,10 +12,10 @@ import Foundation
 /// let bytes = try BinaryEncoder().encode(Counter.State(count: 3))
 /// let state = try BinaryDecoder().decode(Counter.State.self, from: bytes)
 /// ```
-public struct BinaryEncoder: Sendable {
-  public init() {}
+package struct BinaryEncoder: Sendable {
+  package init() {}
 
-  public func encode(_ value: some Encodable) throws -> [UInt8] {
+  package func encode(_ value: some Encodable) throws -> [UInt8] {
     let node = try Node.encode(value, codingPath: [])
     var bytes: [UInt8] = []
     bytes.reserveCapacity(64)

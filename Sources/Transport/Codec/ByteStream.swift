@@ -7,37 +7,37 @@
 /// writer.write(bytes: payload)
 /// let frame = Frame(kind: 1, payload: writer.bytes)
 /// ```
-public struct ByteWriter: Sendable {
-  public private(set) var bytes: [UInt8] = []
+package struct ByteWriter: Sendable {
+  package private(set) var bytes: [UInt8] = []
 
-  public init() {}
+  package init() {}
 
-  public mutating func write(_ value: UInt64) { VarInt.write(value, to: &bytes) }
+  package mutating func write(_ value: UInt64) { VarInt.write(value, to: &bytes) }
 
-  public mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
+  package mutating func write(_ value: Int) { write(UInt64(bitPattern: Int64(value))) }
 
-  public mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
+  package mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
 
-  public mutating func write(bytes value: [UInt8]) {
+  package mutating func write(bytes value: [UInt8]) {
     write(UInt64(value.count))
     bytes.append(contentsOf: value)
   }
 
-  public mutating func write(_ value: String) { write(bytes: Array(value.utf8)) }
+  package mutating func write(_ value: String) { write(bytes: Array(value.utf8)) }
 }
 
 /// Reads what a `ByteWriter` wrote, checking every length against the bytes that remain:
 /// truncated or garbage input is a `TransportError.malformed`, never a crash.
-public struct ByteReader: Sendable {
+package struct ByteReader: Sendable {
   private let bytes: [UInt8]
   private var offset = 0
 
-  public init(_ bytes: [UInt8]) { self.bytes = bytes }
+  package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
   /// Whether every byte has been read.
-  public var isAtEnd: Bool { offset == bytes.count }
+  package var isAtEnd: Bool { offset == bytes.count }
 
-  public mutating func readUInt64() throws(TransportError) -> UInt64 {
+  package mutating func readUInt64() throws(TransportError) -> UInt64 {
     var value: UInt64 = 0
     var shift: UInt64 = 0
     while true {
@@ -51,17 +51,17 @@ public struct ByteReader: Sendable {
     }
   }
 
-  public mutating func readInt() throws(TransportError) -> Int {
+  package mutating func readInt() throws(TransportError) -> Int {
     Int(truncatingIfNeeded: Int64(bitPattern: try readUInt64()))
   }
 
-  public mutating func readBool() throws(TransportError) -> Bool {
+  package mutating func readBool() throws(TransportError) -> Bool {
     guard offset < bytes.count else { throw .malformed("a flag runs past the end of the message") }
     offset += 1
     return bytes[offset - 1] != 0
   }
 
-  public mutating func readBytes() throws(TransportError) -> [UInt8] {
+  package mutating func readBytes() throws(TransportError) -> [UInt8] {
     let count = try readUInt64()
     guard count <= UInt64(bytes.count - offset) else {
       throw .malformed("a field of \(count) bytes runs past the end of the message")
@@ -70,12 +70,12 @@ public struct ByteReader: Sendable {
     return Array(bytes[offset..<(offset + Int(count))])
   }
 
-  public mutating func readString() throws(TransportError) -> String {
+  package mutating func readString() throws(TransportError) -> String {
     String(decoding: try readBytes(), as: UTF8.self)
   }
 
   /// A count of items that each take at least one byte: never more than the bytes left.
-  public mutating func readCount() throws(TransportError) -> Int {
+  package mutating func readCount() throws(TransportError) -> Int {
     let count = try readUInt64()
     guard count <= UInt64(bytes.count - offset) else {
       throw .malformed("a count of \(count) is more than the message could hold")

@@ -15,7 +15,7 @@
 ///   }
 /// }
 /// ```
-public protocol WireCodable: Sendable {
+package protocol WireCodable: Sendable {
   /// Reads a value that `write(to:)` wrote; throws on bytes that are not one.
   init(from reader: inout ByteReader) throws(TransportError)
   /// Appends the value's bytes.
@@ -23,45 +23,45 @@ public protocol WireCodable: Sendable {
 }
 
 extension Int: WireCodable {
-  public init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readInt() }
-  public func write(to writer: inout ByteWriter) { writer.write(self) }
+  package init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readInt() }
+  package func write(to writer: inout ByteWriter) { writer.write(self) }
 }
 
 extension UInt64: WireCodable {
-  public init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readUInt64() }
-  public func write(to writer: inout ByteWriter) { writer.write(self) }
+  package init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readUInt64() }
+  package func write(to writer: inout ByteWriter) { writer.write(self) }
 }
 
 extension Bool: WireCodable {
-  public init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readBool() }
-  public func write(to writer: inout ByteWriter) { writer.write(self) }
+  package init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readBool() }
+  package func write(to writer: inout ByteWriter) { writer.write(self) }
 }
 
 extension String: WireCodable {
-  public init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readString() }
-  public func write(to writer: inout ByteWriter) { writer.write(self) }
+  package init(from reader: inout ByteReader) throws(TransportError) { self = try reader.readString() }
+  package func write(to writer: inout ByteWriter) { writer.write(self) }
 }
 
 extension Array: WireCodable where Element: WireCodable {
-  public init(from reader: inout ByteReader) throws(TransportError) {
+  package init(from reader: inout ByteReader) throws(TransportError) {
     let count = try reader.readCount()
     self = []
     reserveCapacity(count)
     for _ in 0..<count { append(try Element(from: &reader)) }
   }
 
-  public func write(to writer: inout ByteWriter) {
+  package func write(to writer: inout ByteWriter) {
     writer.write(count)
     for element in self { element.write(to: &writer) }
   }
 }
 
 extension Optional: WireCodable where Wrapped: WireCodable {
-  public init(from reader: inout ByteReader) throws(TransportError) {
+  package init(from reader: inout ByteReader) throws(TransportError) {
     self = try reader.readBool() ? try Wrapped(from: &reader) : nil
   }
 
-  public func write(to writer: inout ByteWriter) {
+  package func write(to writer: inout ByteWriter) {
     writer.write(self != nil)
     self?.write(to: &writer)
   }

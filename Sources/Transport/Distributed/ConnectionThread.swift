@@ -17,7 +17,7 @@ import Synchronization
 /// ```
 ///
 /// Once the connection ends, jobs go to the global concurrent executor.
-public final class ConnectionThread: TaskExecutor, Sendable {
+package final class ConnectionThread: TaskExecutor, Sendable {
   private struct Queue {
     var jobs: [UnownedJob] = []
     var isReading = true
@@ -48,9 +48,9 @@ public final class ConnectionThread: TaskExecutor, Sendable {
   }
 
   /// Whether the caller runs on this thread.
-  public var isCurrent: Bool { readerThread.load(ordering: .relaxed) == UInt(pthread_self()) }
+  package var isCurrent: Bool { readerThread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
-  public func enqueue(_ job: consuming ExecutorJob) {
+  package func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     let isQueued = queue.withLock { queue in
       // Without a wakeup descriptor (the process is out of them) a queued job could wait

@@ -17,15 +17,15 @@ import Synchronization
 /// let remote = try Counter.resolve(id: id, using: system)  // a proxy to the peer's actor
 /// try await remote.increment()
 /// ```
-public final class SocketActorSystem: DistributedActorSystem, Sendable {
-  public typealias ActorID = SocketActorID
-  public typealias InvocationEncoder = SocketInvocationEncoder
-  public typealias InvocationDecoder = SocketInvocationDecoder
-  public typealias ResultHandler = SocketResultHandler
-  public typealias SerializationRequirement = WireCodable
+package final class SocketActorSystem: DistributedActorSystem, Sendable {
+  package typealias ActorID = SocketActorID
+  package typealias InvocationEncoder = SocketInvocationEncoder
+  package typealias InvocationDecoder = SocketInvocationDecoder
+  package typealias ResultHandler = SocketResultHandler
+  package typealias SerializationRequirement = WireCodable
 
   /// How long a call may take before it fails with `RemoteCallError.deadlineExceeded`.
-  public let callTimeout: Duration
+  package let callTimeout: Duration
 
   private let writer: Mutex<Writer>
   /// Shuts the connection down without the writer's lock, which a blocked write may hold.
@@ -33,7 +33,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   private let state: Mutex<State>
   /// The thread that reads the connection, as an executor: calls from the peer run on it, and
   /// callers that prefer it (`withTaskExecutorPreference`) resume on it without a thread hop.
-  public let executor: ConnectionThread
+  package let executor: ConnectionThread
 
   /// The writing half of the connection, and the numbers this side gave the targets it
   /// called, which the peer learns from the first call to each.
@@ -79,7 +79,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// A system talking over `connection`, which must already be authenticated. Starts a
   /// thread that reads the connection until the peer closes it.
-  public init(connection: FramedConnection, callTimeout: Duration = .seconds(10)) {
+  package init(connection: FramedConnection, callTimeout: Duration = .seconds(10)) {
     self.callTimeout = callTimeout
     writer = Mutex(Writer(half: ConnectionHalf(connection: FramedConnection(connection.socket))))
     shutdown = connection.socket.shutdownHandle
@@ -96,13 +96,13 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   }
 
   /// Stops talking to the peer: in-flight calls fail and the reader thread ends.
-  public func close() {
+  package func close() {
     shutdown.shutdown()
   }
 
   // MARK: Actor lifecycle
 
-  public func assignID<Actor: DistributedActor>(_ actorType: Actor.Type) -> SocketActorID
+  package func assignID<Actor: DistributedActor>(_ actorType: Actor.Type) -> SocketActorID
   where Actor.ID == SocketActorID {
     state.withLock { state in
       state.nextActor += 1
@@ -110,15 +110,15 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     }
   }
 
-  public func actorReady<Actor: DistributedActor>(_ actor: Actor) where Actor.ID == SocketActorID {
+  package func actorReady<Actor: DistributedActor>(_ actor: Actor) where Actor.ID == SocketActorID {
     state.withLock { $0.actors[actor.id] = actor }
   }
 
-  public func resignID(_ id: SocketActorID) {
+  package func resignID(_ id: SocketActorID) {
     _ = state.withLock { $0.actors.removeValue(forKey: id) }
   }
 
-  public func resolve<Actor: DistributedActor>(
+  package func resolve<Actor: DistributedActor>(
     id: SocketActorID, as actorType: Actor.Type
   ) throws -> Actor? where Actor.ID == SocketActorID {
     state.withLock { $0.actors[id] } as? Actor
@@ -126,7 +126,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Makes `id` the name of the next actor of this system, so that the peer can address it by
   /// a name both sides know. Calls the peer made to `id` before it was hosted run now, in order.
-  public func hosting<Actor: DistributedActor>(
+  package func hosting<Actor: DistributedActor>(
     _ id: SocketActorID, _ make: (SocketActorSystem) -> Actor
   ) -> Actor where Actor.ID == SocketActorID {
     let actor = make(self)
@@ -146,11 +146,11 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     return actor
   }
 
-  public func makeInvocationEncoder() -> SocketInvocationEncoder { SocketInvocationEncoder() }
+  package func makeInvocationEncoder() -> SocketInvocationEncoder { SocketInvocationEncoder() }
 
   // MARK: Calls out
 
-  public func remoteCall<Actor: DistributedActor, Failure: Error, Success: WireCodable>(
+  package func remoteCall<Actor: DistributedActor, Failure: Error, Success: WireCodable>(
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type, returning: Success.Type
   ) async throws -> Success where Actor.ID == SocketActorID {
@@ -160,7 +160,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
     return value
   }
 
-  public func remoteCallVoid<Actor: DistributedActor, Failure: Error>(
+  package func remoteCallVoid<Actor: DistributedActor, Failure: Error>(
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type
   ) async throws where Actor.ID == SocketActorID {
@@ -289,7 +289,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// Runs `target` on the actor `id` of this process as a call from the peer would run, with
   /// `arguments` laid out as a caller's encoder lays them out, and drops the result: what
   /// finding and invoking a distributed target costs, for the benchmark.
-  @_spi(Benchmarks) public func invokeLocally(_ id: SocketActorID, target: String, arguments: [UInt8]) async throws {
+  package func invokeLocally(_ id: SocketActorID, target: String, arguments: [UInt8]) async throws {
     guard let actor = state.withLock({ $0.actors[id] }) else { throw RemoteCallError.remote("No actor \(id).") }
     var decoder = SocketInvocationDecoder(arguments: arguments)
     try await executeDistributedTarget(
@@ -298,7 +298,7 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
   }
 
   /// The names of the targets this side has called, for `invokeLocally`.
-  @_spi(Benchmarks) public var calledTargets: [String] { writer.withLock { Array($0.targets.keys) } }
+  package var calledTargets: [String] { writer.withLock { Array($0.targets.keys) } }
 
   private func execute(_ call: IncomingCall) async {
     let handler = SocketResultHandler(system: self, call: call.id)
@@ -318,17 +318,17 @@ public final class SocketActorSystem: DistributedActorSystem, Sendable {
 
 /// The name of an actor, unique within its system: a number. Numbers below
 /// `SocketActorID.firstAssigned` are left for well-known actors that both processes name.
-public struct SocketActorID: Hashable, Codable, Sendable, CustomStringConvertible {
-  public let number: UInt64
-  public init(number: UInt64) { self.number = number }
-  public var description: String { "actor-\(number)" }
+package struct SocketActorID: Hashable, Codable, Sendable, CustomStringConvertible {
+  package let number: UInt64
+  package init(number: UInt64) { self.number = number }
+  package var description: String { "actor-\(number)" }
 
   /// The first number `assignID` hands out.
-  public static let firstAssigned: UInt64 = 1 << 32
+  package static let firstAssigned: UInt64 = 1 << 32
 }
 
 /// Why a remote call failed.
-public enum RemoteCallError: Error, Equatable, CustomStringConvertible {
+package enum RemoteCallError: Error, Equatable, CustomStringConvertible {
   /// The remote actor threw; its error's description.
   case remote(String)
   /// No reply came in time.
@@ -336,7 +336,7 @@ public enum RemoteCallError: Error, Equatable, CustomStringConvertible {
   /// The connection to the peer is gone.
   case peerDisconnected
 
-  public var description: String {
+  package var description: String {
     switch self {
     case let .remote(message): "The remote call threw: \(message)"
     case let .deadlineExceeded(target, timeout): "No reply to \(target) within \(timeout)."
@@ -355,58 +355,58 @@ final class ConnectionHalf: @unchecked Sendable {
 }
 
 /// Records the arguments of a call, each written by its own layout, one after another.
-public struct SocketInvocationEncoder: DistributedTargetInvocationEncoder {
-  public typealias SerializationRequirement = WireCodable
+package struct SocketInvocationEncoder: DistributedTargetInvocationEncoder {
+  package typealias SerializationRequirement = WireCodable
   var arguments = ByteWriter()
 
-  public mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
+  package mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
     throw RemoteCallError.remote("Generic distributed methods are not supported.")
   }
 
-  public mutating func recordArgument<Value: WireCodable>(_ argument: RemoteCallArgument<Value>) throws {
+  package mutating func recordArgument<Value: WireCodable>(_ argument: RemoteCallArgument<Value>) throws {
     argument.value.write(to: &arguments)
   }
 
-  public mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
-  public mutating func recordReturnType<R: WireCodable>(_ type: R.Type) throws {}
-  public mutating func doneRecording() throws {}
+  package mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
+  package mutating func recordReturnType<R: WireCodable>(_ type: R.Type) throws {}
+  package mutating func doneRecording() throws {}
 }
 
 /// Reads a call's arguments, one at a time, in the order they were recorded.
-public struct SocketInvocationDecoder: DistributedTargetInvocationDecoder {
-  public typealias SerializationRequirement = WireCodable
+package struct SocketInvocationDecoder: DistributedTargetInvocationDecoder {
+  package typealias SerializationRequirement = WireCodable
   var reader: ByteReader
 
   init(arguments: [UInt8]) { reader = ByteReader(arguments) }
 
-  public mutating func decodeGenericSubstitutions() throws -> [any Any.Type] { [] }
+  package mutating func decodeGenericSubstitutions() throws -> [any Any.Type] { [] }
 
-  public mutating func decodeNextArgument<Argument: WireCodable>() throws -> Argument {
+  package mutating func decodeNextArgument<Argument: WireCodable>() throws -> Argument {
     try Argument(from: &reader)
   }
 
-  public mutating func decodeErrorType() throws -> (any Any.Type)? { nil }
-  public mutating func decodeReturnType() throws -> (any Any.Type)? { nil }
+  package mutating func decodeErrorType() throws -> (any Any.Type)? { nil }
+  package mutating func decodeReturnType() throws -> (any Any.Type)? { nil }
 }
 
 /// Sends the outcome of a call back to the caller.
-public struct SocketResultHandler: DistributedTargetInvocationResultHandler {
-  public typealias SerializationRequirement = WireCodable
+package struct SocketResultHandler: DistributedTargetInvocationResultHandler {
+  package typealias SerializationRequirement = WireCodable
   /// Where the outcome goes; nil drops it (`invokeLocally`).
   let system: SocketActorSystem?
   let call: UInt64
 
-  public func onReturn<Success: WireCodable>(value: Success) async throws {
+  package func onReturn<Success: WireCodable>(value: Success) async throws {
     var writer = ByteWriter()
     value.write(to: &writer)
     try system?.send(.reply(id: call, value: writer.bytes))
   }
 
-  public func onReturnVoid() async throws {
+  package func onReturnVoid() async throws {
     try system?.send(.reply(id: call, value: []))
   }
 
-  public func onThrow<Err: Error>(error: Err) async throws {
+  package func onThrow<Err: Error>(error: Err) async throws {
     try system?.send(.failure(id: call, message: "\(error)"))
   }
 }

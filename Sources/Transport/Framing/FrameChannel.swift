@@ -7,14 +7,14 @@ import Synchronization
 /// let channel = FrameChannel(connection, onFrame: { frame in ... }, onClose: { error in ... })
 /// try channel.send(Frame(kind: 1, payload: bytes))
 /// ```
-public final class FrameChannel: Sendable {
+package final class FrameChannel: Sendable {
   private let writer: Mutex<ConnectionHalf>
   /// Shuts the socket down without the writer's lock; see `close()`.
   private let shutdownHandle: SocketShutdown
 
   /// Starts reading `connection`, which must already be authenticated. `onClose` runs once,
   /// on the reader thread, when the peer closes the connection (nil) or it fails.
-  public init(
+  package init(
     _ connection: FramedConnection,
     onFrame: @escaping @Sendable (Frame) -> Void,
     onClose: @escaping @Sendable (TransportError?) -> Void
@@ -33,12 +33,12 @@ public final class FrameChannel: Sendable {
   }
 
   /// Sends `frames` in one write.
-  public func send(_ frames: some Collection<Frame>) throws(TransportError) {
+  package func send(_ frames: some Collection<Frame>) throws(TransportError) {
     try writer.withLock { half throws(TransportError) in try half.connection.send(frames) }
   }
 
   /// Sends one frame.
-  public func send(_ frame: Frame) throws(TransportError) {
+  package func send(_ frame: Frame) throws(TransportError) {
     try send(CollectionOfOne(frame))
   }
 
@@ -49,7 +49,7 @@ public final class FrameChannel: Sendable {
   /// The socket cannot be closed, and its descriptor number reused, while this runs: the
   /// channel holds the socket (through both halves) so it is not deinitialised, and an
   /// explicit close goes through the same `SocketShutdown`, whose lock orders the two.
-  public func close() {
+  package func close() {
     shutdownHandle.shutdown()
   }
 }

@@ -3,17 +3,17 @@
 #endif
 
 /// One message on a connection: a kind that the layer above gives meaning to, and bytes.
-public struct Frame: Equatable, Sendable {
-  public var kind: UInt8
-  public var payload: [UInt8]
+package struct Frame: Equatable, Sendable {
+  package var kind: UInt8
+  package var payload: [UInt8]
 
-  public init(kind: UInt8, payload: [UInt8]) {
+  package init(kind: UInt8, payload: [UInt8]) {
     self.kind = kind
     self.payload = payload
   }
 
   /// Bytes on the wire before the payload: a little-endian 32-bit payload length, then kind.
-  public static let headerSize = 5
+  package static let headerSize = 5
 }
 
 /// Frames over a socket: length-prefixed, bounded in size, correct under partial reads and
@@ -25,24 +25,24 @@ public struct Frame: Equatable, Sendable {
 /// try connection.send([Frame(kind: 1, payload: bytes)])
 /// while let frame = try connection.receive() { ... }
 /// ```
-public final class FramedConnection {
-  public let socket: UnixSocket
+package final class FramedConnection {
+  package let socket: UnixSocket
   /// The largest payload accepted from the peer.
-  public let maximumPayload: Int
+  package let maximumPayload: Int
 
   private var buffer: [UInt8]
   private var start = 0
   private var end = 0
   private var outgoing: [UInt8] = []
 
-  public init(_ socket: UnixSocket, maximumPayload: Int = 16 << 20) {
+  package init(_ socket: UnixSocket, maximumPayload: Int = 16 << 20) {
     self.socket = socket
     self.maximumPayload = maximumPayload
     self.buffer = [UInt8](repeating: 0, count: 64 << 10)
   }
 
   /// Sends one frame.
-  public func send(_ frame: Frame) throws(TransportError) {
+  package func send(_ frame: Frame) throws(TransportError) {
     try send(CollectionOfOne(frame))
   }
 
@@ -50,7 +50,7 @@ public final class FramedConnection {
   /// timeout (`setSendTimeout(milliseconds:)`) part of a frame may have gone, so the socket
   /// is shut down and the error thrown: the peer sees the end, not a torn frame followed by
   /// more.
-  public func send(_ frames: some Collection<Frame>) throws(TransportError) {
+  package func send(_ frames: some Collection<Frame>) throws(TransportError) {
     outgoing.removeAll(keepingCapacity: true)
     for frame in frames { Self.append(frame, to: &outgoing) }
     do {
@@ -65,12 +65,12 @@ public final class FramedConnection {
 
   /// Makes a send to a peer that reads nothing fail with `TransportError.timedOut` after
   /// `milliseconds` instead of blocking for ever (nil: for ever). See `send(_:)`.
-  public func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
+  package func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
     try socket.setSendTimeout(milliseconds: milliseconds)
   }
 
   /// Appends the wire form of `frame` to `bytes`.
-  public static func append(_ frame: Frame, to bytes: inout [UInt8]) {
+  package static func append(_ frame: Frame, to bytes: inout [UInt8]) {
     let length = UInt32(frame.payload.count)
     bytes.append(UInt8(truncatingIfNeeded: length))
     bytes.append(UInt8(truncatingIfNeeded: length >> 8))
@@ -85,10 +85,10 @@ public final class FramedConnection {
   /// frame has a deadline: the kernel enforces it on each read (`SO_RCVTIMEO`), so a frame
   /// that arrives in one read costs no extra system call, and a peer that trickles a frame
   /// in pieces is cut off once the whole frame is overdue.
-  public private(set) var receiveTimeout: Int32?
+  package private(set) var receiveTimeout: Int32?
 
   /// Sets `receiveTimeout`.
-  public func setReceiveTimeout(milliseconds: Int32?) throws(TransportError) {
+  package func setReceiveTimeout(milliseconds: Int32?) throws(TransportError) {
     let total = Int(milliseconds ?? 0)
     var limit = timeval(tv_sec: total / 1_000, tv_usec: (total % 1_000) * 1_000)
     guard
@@ -98,7 +98,7 @@ public final class FramedConnection {
   }
 
   /// The next frame, or nil when the peer closed the connection between frames.
-  public func receive() throws(TransportError) -> Frame? {
+  package func receive() throws(TransportError) -> Frame? {
     guard try fill(atLeast: Frame.headerSize, allowingEndOfStream: true) else { return nil }
     let length = bufferedLength
     guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
@@ -111,7 +111,7 @@ public final class FramedConnection {
 
   /// The next frame, as `receive()`, but failing with `TransportError.timedOut` unless all of
   /// it arrives within `milliseconds`: for a first message a peer owes.
-  public func receive(within milliseconds: Int32) throws(TransportError) -> Frame? {
+  package func receive(within milliseconds: Int32) throws(TransportError) -> Frame? {
     let previous = receiveTimeout
     try setReceiveTimeout(milliseconds: milliseconds)
     defer { try? setReceiveTimeout(milliseconds: previous) }
@@ -120,7 +120,7 @@ public final class FramedConnection {
 
   /// Whether a whole frame is buffered already, so that `receive()` returns it without
   /// reading the socket: for readers that poll the socket before they receive.
-  public var hasBufferedFrame: Bool {
+  package var hasBufferedFrame: Bool {
     end - start >= Frame.headerSize && end - start >= Frame.headerSize + bufferedLength
   }
 

@@ -6,12 +6,12 @@ import CSystem
 /// The first exchange on a new connection: the worker sends its launch secret, the host checks
 /// it and the kernel's word on who connected (same user; the launched process, when known),
 /// and answers. Anything else is refused and the connection closed.
-public enum Handshake {
+package enum Handshake {
   static let helloKind: UInt8 = 0xF0
   static let welcomeKind: UInt8 = 0xF1
 
   /// The worker's side: send the secret, wait for the welcome.
-  public static func introduce(on connection: FramedConnection, secret: LaunchSecret) throws(TransportError) {
+  package static func introduce(on connection: FramedConnection, secret: LaunchSecret) throws(TransportError) {
     try connection.send(Frame(kind: helloKind, payload: Array(secret.text.utf8)))
     guard let reply = try connection.receive(), reply.kind == welcomeKind else {
       throw .authenticationFailed("the host did not welcome this worker")
@@ -20,7 +20,7 @@ public enum Handshake {
 
   /// The host's side: check the peer, then welcome it. Waits at most `timeout` seconds for
   /// the secret, so a silent client cannot hold the listener.
-  public static func verify(
+  package static func verify(
     _ connection: FramedConnection, secret: LaunchSecret, expectedPID: pid_t? = nil,
     timeout: Int = 5
   ) throws(TransportError) -> PeerCredentials {
@@ -50,10 +50,10 @@ public enum Handshake {
 }
 
 /// Waits for a process to exit without polling: a pidfd becomes readable when it does.
-public enum ProcessWatch {
+package enum ProcessWatch {
   /// Blocks until process `pid` has exited (or was never there); false if it is still
   /// running after `milliseconds`.
-  public static func waitForExit(of pid: pid_t, milliseconds: Int32) -> Bool {
+  package static func waitForExit(of pid: pid_t, milliseconds: Int32) -> Bool {
     let descriptor = bulkhead_pidfd_open(pid)
     guard descriptor >= 0 else { return true }
     defer { close(descriptor) }

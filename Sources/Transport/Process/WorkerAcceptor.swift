@@ -12,14 +12,14 @@
 /// let acceptor = WorkerAcceptor(listener: listener, worker: worker, secret: secret, within: .seconds(10))
 /// let control = try acceptor.accept { refusal in print("refused: \(refusal)") }
 /// ```
-public struct WorkerAcceptor {
-  public let listener: UnixListener
-  public let worker: WorkerProcess
-  public let secret: LaunchSecret
-  public let deadline: ContinuousClock.Instant
+package struct WorkerAcceptor {
+  package let listener: UnixListener
+  package let worker: WorkerProcess
+  package let secret: LaunchSecret
+  package let deadline: ContinuousClock.Instant
   private let budget: Duration
 
-  public init(listener: UnixListener, worker: WorkerProcess, secret: LaunchSecret, within budget: Duration) {
+  package init(listener: UnixListener, worker: WorkerProcess, secret: LaunchSecret, within budget: Duration) {
     self.listener = listener
     self.worker = worker
     self.secret = secret
@@ -29,7 +29,7 @@ public struct WorkerAcceptor {
 
   /// The next connection that proves it comes from `worker`; `onRefused` hears of every
   /// other one, which is closed.
-  public func accept(onRefused: (TransportError) -> Void = { _ in }) throws(TransportError) -> FramedConnection {
+  package func accept(onRefused: (TransportError) -> Void = { _ in }) throws(TransportError) -> FramedConnection {
     // Without one (a kernel without pidfds), only the deadline ends the wait.
     let exit = worker.exitDescriptor() ?? -1
     defer { if exit >= 0 { close(exit) } }

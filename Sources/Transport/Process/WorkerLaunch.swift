@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import Synchronization
 
 /// What a worker learns from its host at start: where to connect, and the secret to prove
 /// itself with. Read from standard input, which then stays open: when it closes, the host
@@ -9,9 +10,9 @@ import Foundation
 /// let launch = try WorkerLaunch.receive()
 /// let connection = try launch.connect()
 /// ```
-public struct WorkerLaunch: Sendable {
-  public let socketPath: String
-  public let secret: LaunchSecret
+package struct WorkerLaunch: Sendable {
+  package let socketPath: String
+  package let secret: LaunchSecret
 
   /// Reads the launch from standard input, and arranges for this process to exit when the
   /// host dies: by the parent-death signal, and by end of file on standard input.
@@ -27,7 +28,7 @@ public struct WorkerLaunch: Sendable {
   /// and Foundation closes every other descriptor in the children it starts), so the kernel
   /// closes it when the host dies, whenever that is, and end of file stays. The thread that
   /// reads standard input sees it, at the latest, as soon as it starts.
-  public static func receive() throws(TransportError) -> WorkerLaunch {
+  package static func receive() throws(TransportError) -> WorkerLaunch {
     _ = bulkhead_set_parent_death_signal(SIGKILL)
     var none = sigset_t()
     sigemptyset(&none)
@@ -38,21 +39,61 @@ public struct WorkerLaunch: Sendable {
     {
       signal(SIGTERM, SIG_DFL)
     }
+    // A host writes the launch at once; a pipe held open with nothing on it is no host.
+    DetachedThread.run {
+      Thread.sleep(forTimeInterval: launchDeadline)
+      guard launchState.load(ordering: .acquiring) == LaunchState.launching else { return }
+      FileHandle.standardError.write(Data("no launch from a Bulkhead host arrived on standard input within \(Int(launchDeadline)) seconds\n".utf8))
+      exit(64)
+    }
     guard let path = readLine(strippingNewline: true), let secret = readLine(strippingNewline: true) else {
       throw .authenticationFailed("standard input closed before the socket path and secret arrived")
     }
+    guard path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret) else {
+      throw .authenticationFailed("standard input does not hold a launch from a Bulkhead host")
+    }
+    // End of file means the host is gone or let this worker go. Before the worker has
+    // proved itself, the attempt fails on its own and says why, or `connect` sees the mark
+    // and exits: exiting here as well would race the attempt's message.
     DetachedThread.run {
       var byte: UInt8 = 0
       while read(STDIN_FILENO, &byte, 1) > 0 {}
-      exit(0)
+      let (marked, state) = launchState.compareExchange(
+        expected: LaunchState.launching, desired: LaunchState.inputEnded, ordering: .acquiringAndReleasing)
+      if !marked, state == LaunchState.connected { exit(0) }
     }
     return WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret))
   }
 
   /// Connects to the host and proves this worker's identity.
-  public func connect() throws(TransportError) -> FramedConnection {
+  package func connect() throws(TransportError) -> FramedConnection {
     let connection = FramedConnection(try UnixSocket.connect(to: socketPath))
     try Handshake.introduce(on: connection, secret: secret)
+    let (marked, state) = launchState.compareExchange(
+      expected: LaunchState.launching, desired: LaunchState.connected, ordering: .acquiringAndReleasing)
+    if !marked, state == LaunchState.inputEnded { exit(0) }
     return connection
   }
+
+  /// How long a worker waits for its launch on standard input.
+  static let launchDeadline: TimeInterval = 30
+
+  /// Whether `text` has the form of `LaunchSecret.random()`'s: 64 hexadecimal digits.
+  private static func isLaunchSecret(_ text: String) -> Bool {
+    text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+  }
+}
+
+/// Where this worker's launch is: still launching, proved to its host at least once, or
+/// with its input ended before that.
+private enum LaunchState {
+  static let launching = 0
+  static let connected = 1
+  static let inputEnded = 2
+}
+
+private let launchState = Atomic<Int>(LaunchState.launching)
+
+extension Character {
+  fileprivate var isControl: Bool { unicodeScalars.contains { $0.properties.generalCategory == .control } }
 }

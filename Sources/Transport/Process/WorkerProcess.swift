@@ -18,21 +18,21 @@ import Synchronization
 ///   name: "counter1", executable: workerURL, socketPath: path, secret: secret
 /// ) { line in print("[\(line.worker)] \(line.text)") }
 /// ```
-public final class WorkerProcess: Sendable {
+package final class WorkerProcess: Sendable {
   /// One line a worker wrote to standard output or standard error.
-  public struct OutputLine: Sendable, Equatable {
-    public enum Stream: String, Sendable { case standardOutput = "stdout", standardError = "stderr" }
-    public let worker: String
-    public let stream: Stream
-    public let text: String
+  package struct OutputLine: Sendable, Equatable {
+    package enum Stream: String, Sendable { case standardOutput = "stdout", standardError = "stderr" }
+    package let worker: String
+    package let stream: Stream
+    package let text: String
   }
 
   /// How a worker ended.
-  public enum Exit: Sendable, Equatable, CustomStringConvertible {
+  package enum Exit: Sendable, Equatable, CustomStringConvertible {
     case exited(status: Int32)
     case signalled(signal: Int32)
 
-    public var description: String {
+    package var description: String {
       switch self {
       case let .exited(status): "exited with status \(status)"
       case let .signalled(signal): "killed by signal \(signal)"
@@ -40,8 +40,8 @@ public final class WorkerProcess: Sendable {
     }
   }
 
-  public let name: String
-  public let pid: pid_t
+  package let name: String
+  package let pid: pid_t
   /// Kept so that the owner's release of this object releases the `Process` too.
   private let process: Process
   private let life: WorkerLife
@@ -50,7 +50,7 @@ public final class WorkerProcess: Sendable {
   ///
   /// The child is started on `SpawnThread` (the calling thread waits), so its parent-death
   /// signal is tied to the life of this process, not of the calling thread.
-  public init(
+  package init(
     name: String, executable: URL, arguments: [String] = [], socketPath: String,
     secret: LaunchSecret, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
@@ -147,18 +147,18 @@ public final class WorkerProcess: Sendable {
 
   /// Asks the worker to stop (SIGTERM). Does nothing once it has exited: the signal goes
   /// through a pidfd, so never to another process that reused the pid.
-  public func terminate() { _ = life.signal(SIGTERM) }
+  package func terminate() { _ = life.signal(SIGTERM) }
 
   /// Stops the worker at once (SIGKILL).
-  public func kill() { _ = life.signal(SIGKILL) }
+  package func kill() { _ = life.signal(SIGKILL) }
 
   /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
-  public var isRunning: Bool { life.isRunning }
+  package var isRunning: Bool { life.isRunning }
 
   /// Blocks until the worker has exited and been reaped, at most `milliseconds`; false if it
   /// has not by then. For a caller that must not suspend, such as a shutdown with a bound
   /// that promises no zombie.
-  public func waitForExit(milliseconds: Int32) -> Bool { life.waitForExit(milliseconds: milliseconds) }
+  package func waitForExit(milliseconds: Int32) -> Bool { life.waitForExit(milliseconds: milliseconds) }
 
   /// A new descriptor that becomes readable when the worker exits, for the caller to poll and
   /// close; nil once the worker has exited. Copied from the pidfd opened at spawn, so a worker
@@ -166,7 +166,7 @@ public final class WorkerProcess: Sendable {
   func exitDescriptor() -> Int32? { life.exitDescriptor() }
 
   /// Closes the worker's standard input, which tells it the host is gone.
-  public func closeInput() { life.closeInput() }
+  package func closeInput() { life.closeInput() }
 
   /// Waits until the worker has exited and its output has reached its end (every line it
   /// wrote has gone to `output`), and says how it ended. By then the host holds no
@@ -174,7 +174,7 @@ public final class WorkerProcess: Sendable {
   ///
   /// A process the worker started that inherited its standard output or error holds them
   /// open, and this waits for that process too.
-  public func waitForExit() async -> Exit {
+  package func waitForExit() async -> Exit {
     await life.wait()
   }
 }
@@ -317,13 +317,13 @@ private final class WorkerLife: Sendable {
 }
 
 /// A random secret made for one launch, which the worker proves it knows.
-public struct LaunchSecret: Sendable, Equatable {
-  public let text: String
+package struct LaunchSecret: Sendable, Equatable {
+  package let text: String
 
-  public init(text: String) { self.text = text }
+  package init(text: String) { self.text = text }
 
   /// 32 random bytes, as hexadecimal.
-  public static func random() -> LaunchSecret {
+  package static func random() -> LaunchSecret {
     var generator = SystemRandomNumberGenerator()
     let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
     return LaunchSecret(text: bytes.map { String(format: "%02x", $0) }.joined())

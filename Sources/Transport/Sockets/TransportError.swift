@@ -4,7 +4,7 @@
 
 /// What can go wrong below the reducers: sockets, frames, codec, worker processes. Each case
 /// says what happened and where, so the message can be shown to a user as it is.
-public enum TransportError: Error, Equatable, CustomStringConvertible {
+package enum TransportError: Error, Equatable, CustomStringConvertible {
   /// A socket path longer than the kernel's `sun_path` allows.
   case pathTooLong(path: String, length: Int, limit: Int)
   /// The directory that should hold a socket does not exist.
@@ -30,7 +30,7 @@ public enum TransportError: Error, Equatable, CustomStringConvertible {
   /// A system call failed.
   case system(call: String, errno: Int32, context: String)
 
-  public var description: String {
+  package var description: String {
     switch self {
     case let .pathTooLong(path, length, limit):
       "The socket path \"\(path)\" is \(length) bytes long; Unix sockets allow at most \(limit). Use a shorter directory (for example under /tmp)."

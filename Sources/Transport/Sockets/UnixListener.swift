@@ -9,12 +9,12 @@
 /// let listener = try UnixListener(path: directory.path(for: "counter1"))
 /// let connection = try listener.accept()
 /// ```
-public final class UnixListener {
-  public let path: String
+package final class UnixListener {
+  package let path: String
   /// The listening descriptor; -1 once closed.
-  public private(set) var descriptor: Int32
+  package private(set) var descriptor: Int32
 
-  public init(path: String, backlog: Int32 = 64) throws(TransportError) {
+  package init(path: String, backlog: Int32 = 64) throws(TransportError) {
     var address = try SocketAddress(path: path)
     try Self.checkDirectory(of: path)
     try Self.removeStaleSocket(at: path)
@@ -39,7 +39,7 @@ public final class UnixListener {
   deinit { close() }
 
   /// Waits for the next connection.
-  public func accept() throws(TransportError) -> UnixSocket {
+  package func accept() throws(TransportError) -> UnixSocket {
     while true {
       let connection = Glibc.accept(descriptor, nil, nil)
       if connection >= 0 {
@@ -52,7 +52,7 @@ public final class UnixListener {
   }
 
   /// Waits at most `milliseconds` for the next connection.
-  public func accept(timeout milliseconds: Int32) throws(TransportError) -> UnixSocket {
+  package func accept(timeout milliseconds: Int32) throws(TransportError) -> UnixSocket {
     var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     while true {
       let ready = poll(&request, 1, milliseconds)
@@ -63,7 +63,7 @@ public final class UnixListener {
   }
 
   /// Stops listening and removes the socket file. A thread blocked in `accept` is woken.
-  public func close() {
+  package func close() {
     guard descriptor >= 0 else { return }
     _ = shutdown(descriptor, Int32(SHUT_RDWR))
     _ = Glibc.close(descriptor)
@@ -109,15 +109,15 @@ public final class UnixListener {
 /// let directory = try SocketDirectory.create()
 /// defer { directory.remove() }
 /// ```
-public struct SocketDirectory: Sendable {
-  public let path: String
+package struct SocketDirectory: Sendable {
+  package let path: String
 
   /// The prefix of every socket directory's name.
-  public static let namePrefix = "bulkhead-"
+  package static let namePrefix = "bulkhead-"
 
   /// Creates a fresh directory with mode 0700 under `parent`, named for this process, after
   /// sweeping the directories of dead hosts there.
-  public static func create(under parent: String = "/tmp") throws(TransportError) -> SocketDirectory {
+  package static func create(under parent: String = "/tmp") throws(TransportError) -> SocketDirectory {
     sweepStale(under: parent)
     var template = Array("\(parent)/\(namePrefix)\(getpid())-XXXXXX".utf8CString)
     let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
@@ -134,7 +134,7 @@ public struct SocketDirectory: Sendable {
   /// The host pid in a socket directory's name, if the name is exactly
   /// `bulkhead-<pid>-XXXXXX`: a positive decimal pid without leading zeros, and six letters or
   /// digits as `mkdtemp` makes them.
-  public static func hostPID(inName name: String) -> pid_t? {
+  package static func hostPID(inName name: String) -> pid_t? {
     guard name.hasPrefix(namePrefix) else { return nil }
     let rest = name.utf8.dropFirst(namePrefix.utf8.count)
     guard let dash = rest.firstIndex(of: UInt8(ascii: "-")) else { return nil }
@@ -162,7 +162,7 @@ public struct SocketDirectory: Sendable {
   /// Pids are this pid namespace's: a host in another namespace sharing `parent` would look
   /// dead. A dead host's pid taken by a new process keeps the directory until that one ends.
   @discardableResult
-  public static func sweepStale(under parent: String = "/tmp") -> [String] {
+  package static func sweepStale(under parent: String = "/tmp") -> [String] {
     guard let entries = opendir(parent) else { return [] }
     defer { closedir(entries) }
     let parentDescriptor = dirfd(entries)
@@ -207,7 +207,7 @@ public struct SocketDirectory: Sendable {
   /// at the same path if it was removed while the host runs, and puts its mode back to 0700
   /// if it changed. Refuses a path that something else now occupies: a symbolic link, or
   /// anything that is not a directory of this user.
-  public func ensureExists() throws(TransportError) {
+  package func ensureExists() throws(TransportError) {
     var info = stat()
     if lstat(path, &info) != 0 {
       guard errno == ENOENT else { throw .system("lstat", path) }
@@ -238,11 +238,11 @@ public struct SocketDirectory: Sendable {
   }
 
   /// The path of the socket called `name` in this directory.
-  public func path(for name: String) -> String { "\(path)/\(name).sock" }
+  package func path(for name: String) -> String { "\(path)/\(name).sock" }
 
   /// Removes the socket files in the directory and the directory itself, without following
   /// a symbolic link that might have taken its place.
-  public func remove() {
+  package func remove() {
     var info = stat()
     guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return }
     let parent = open(parentPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -260,7 +260,7 @@ public struct SocketDirectory: Sendable {
 /// ```swift
 /// while let entry = readdir(directory) { print(entryName(entry)) }
 /// ```
-public func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+package func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
   let offset = MemoryLayout<dirent>.offset(of: \.d_name)!
   return String(cString: UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: CChar.self))
 }

@@ -11,13 +11,13 @@ import Synchronization
 /// let socket = try UnixSocket.connect(to: "/tmp/bulkhead-1234/worker.sock")
 /// try socket.write(bytes)
 /// ```
-public final class UnixSocket {
+package final class UnixSocket {
   /// The file descriptor; -1 once closed.
-  public private(set) var descriptor: Int32
+  package private(set) var descriptor: Int32
   /// Shuts this socket down from any thread; see `SocketShutdown`.
-  public let shutdownHandle: SocketShutdown
+  package let shutdownHandle: SocketShutdown
   /// The send timeout set by `setSendTimeout(milliseconds:)`, if any.
-  public private(set) var sendTimeout: Int32?
+  package private(set) var sendTimeout: Int32?
 
   init(descriptor: Int32) {
     self.descriptor = descriptor
@@ -27,7 +27,7 @@ public final class UnixSocket {
   deinit { close() }
 
   /// Connects to the socket listening at `path`.
-  public static func connect(to path: String) throws(TransportError) -> UnixSocket {
+  package static func connect(to path: String) throws(TransportError) -> UnixSocket {
     var address = try SocketAddress(path: path)
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard descriptor >= 0 else { throw .system("socket", path) }
@@ -41,7 +41,7 @@ public final class UnixSocket {
   }
 
   /// A connected pair of sockets in this process, for benchmarks and tests.
-  public static func pair() throws(TransportError) -> (UnixSocket, UnixSocket) {
+  package static func pair() throws(TransportError) -> (UnixSocket, UnixSocket) {
     var descriptors: [Int32] = [0, 0]
     let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
     guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else {
@@ -53,7 +53,7 @@ public final class UnixSocket {
   /// Makes a write that can send nothing for `milliseconds` (the peer reads nothing, its
   /// buffer is full) fail with `TransportError.timedOut` instead of blocking for ever. nil
   /// waits for ever again.
-  public func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
+  package func setSendTimeout(milliseconds: Int32?) throws(TransportError) {
     let value = max(0, milliseconds ?? 0)
     var limit = timeval(tv_sec: Int(value / 1000), tv_usec: Int(value % 1000) * 1000)
     guard setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
@@ -65,7 +65,7 @@ public final class UnixSocket {
   /// Writes all of `bytes`, looping over partial writes. With a send timeout, fails with
   /// `TransportError.timedOut` when the peer takes nothing for that long; part of `bytes`
   /// may have gone by then, so the stream is no longer whole: drop the connection.
-  public func write(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
+  package func write(_ bytes: UnsafeRawBufferPointer) throws(TransportError) {
     var offset = 0
     while offset < bytes.count {
       let written = send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
@@ -82,7 +82,7 @@ public final class UnixSocket {
 
   /// Reads up to `buffer.count` bytes; returns 0 at end of stream. Throws
   /// `TransportError.timedOut` when a receive timeout (`SO_RCVTIMEO`) expires.
-  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int {
+  package func read(into buffer: UnsafeMutableRawBufferPointer) throws(TransportError) -> Int {
     while true {
       let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
       if count >= 0 { return count }
@@ -94,7 +94,7 @@ public final class UnixSocket {
   }
 
   /// The user and process on the other end, as the kernel saw them connect.
-  public func peerCredentials() throws(TransportError) -> PeerCredentials {
+  package func peerCredentials() throws(TransportError) -> PeerCredentials {
     // `struct ucred` (pid, uid, gid), which Glibc only declares under _GNU_SOURCE.
     var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
     var length = socklen_t(MemoryLayout.size(ofValue: credentials))
@@ -106,9 +106,9 @@ public final class UnixSocket {
 
   /// Stops further reads and writes; the peer sees end of stream, and a thread blocked
   /// reading or writing this socket returns. Safe from any thread (see `SocketShutdown`).
-  public func shutdown() { shutdownHandle.shutdown() }
+  package func shutdown() { shutdownHandle.shutdown() }
 
-  public func close() {
+  package func close() {
     guard descriptor >= 0 else { return }
     shutdownHandle.close()
     descriptor = -1
@@ -124,14 +124,14 @@ public final class UnixSocket {
 /// `shutdown()` and `close()` run under one lock: a shutdown acts on the still-open socket,
 /// or, once it is closed, does nothing. Neither call blocks (no SO_LINGER), so holding the
 /// lock across them is cheap; it is never held while reading or writing.
-public final class SocketShutdown: Sendable {
+package final class SocketShutdown: Sendable {
   /// The descriptor while it is open; -1 once closed.
   private let descriptor: Mutex<Int32>
 
   init(descriptor: Int32) { self.descriptor = Mutex(descriptor) }
 
   /// Shuts the socket down in both directions, if it is still open.
-  public func shutdown() {
+  package func shutdown() {
     descriptor.withLock { descriptor in
       if descriptor >= 0 { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
@@ -146,9 +146,9 @@ public final class SocketShutdown: Sendable {
 }
 
 /// Who is on the other end of a Unix socket.
-public struct PeerCredentials: Equatable, Sendable {
-  public let pid: pid_t
-  public let uid: uid_t
+package struct PeerCredentials: Equatable, Sendable {
+  package let pid: pid_t
+  package let uid: uid_t
 }
 
 /// A `sockaddr_un` for a filesystem path, checked against the kernel's length limit.

@@ -11,14 +11,14 @@ import Dispatch
 /// ```swift
 /// DetachedThread.run { while let frame = try? connection.receive() { handle(frame) } }
 /// ```
-public enum DetachedThread {
+package enum DetachedThread {
   private final class Work: Sendable {
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
   }
 
   /// Runs `body` on a new detached thread.
-  public static func run(_ body: @escaping @Sendable () -> Void) {
+  package static func run(_ body: @escaping @Sendable () -> Void) {
     let work = Unmanaged.passRetained(Work(body)).toOpaque()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)

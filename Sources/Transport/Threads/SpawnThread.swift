@@ -25,7 +25,7 @@ import Synchronization
 ///   return process.processIdentifier
 /// }
 /// ```
-public enum SpawnThread {
+package enum SpawnThread {
   private final class Job: Sendable {
     let body: @Sendable () -> Void
     let done = DispatchSemaphore(value: 0)
@@ -51,7 +51,7 @@ public enum SpawnThread {
   /// Runs `body` on the spawn thread and returns what it returned or throws what it threw.
   /// The calling thread waits meanwhile. Called on the spawn thread itself, runs `body` at
   /// once.
-  public static func run<Value: Sendable, Failure: Error>(
+  package static func run<Value: Sendable, Failure: Error>(
     _ body: @escaping @Sendable () throws(Failure) -> Value
   ) throws(Failure) -> Value {
     if isCurrent { return try body() }
@@ -78,7 +78,7 @@ public enum SpawnThread {
   }
 
   /// Whether the calling thread is the spawn thread.
-  public static var isCurrent: Bool {
+  package static var isCurrent: Bool {
     let current = pthread_self()
     return queue.withLock { queue in queue.thread.map { pthread_equal($0, current) != 0 } ?? false }
   }
