@@ -1,4 +1,5 @@
 import Bulkhead
+import CSystem
 import Examples
 
 // Ten levels of nesting, each a concrete (non-generic) feature as apps write them: a key
@@ -186,5 +187,30 @@ func coreBenchmarks() -> [Row] {
   rows.append(Row(name: "case extraction: `if case`", value: baseline, unit: "ns", baseline: nil))
   rows.append(Row(name: "case extraction: CasePath", value: extraction, unit: "ns", baseline: baseline))
   return rows
+}
+
+/// `Store.send` of an action through one scope, whose effects are all `.none`: its time as a
+/// ratio to calling the reducer directly, and the heap allocations it makes.
+@MainActor
+func storeBenchmarks(iterations: Int = 200_000) -> [Row] {
+  let action = Nest1.Action.child(.incrementButtonTapped)
+  var state = Nest1.State()
+  let direct = nanosecondsPerCall(iterations: iterations) {
+    blackHole(Nest1().reduce(into: &state, action: action))
+  }
+  let store = Store(initialState: Nest1.State()) { Nest1() }
+  let sent = nanosecondsPerCall(iterations: iterations) { store.send(action) }
+  // Counted on this thread only (see `bulkhead_allocation_count`), after the runs above
+  // warmed up the store's buffers and the case path caches.
+  let before = bulkhead_allocation_count()
+  for _ in 0..<iterations { store.send(action) }
+  let allocations = Double(bulkhead_allocation_count() - before) / Double(iterations)
+  return [
+    Row(name: "1 scope: calling the reducer", value: direct, unit: "ns", baseline: nil),
+    Row(name: "1 scope: `Store.send`", value: sent, unit: "ns", baseline: direct),
+    Row(
+      name: "heap allocations per `Store.send` (effects all `.none`)", value: allocations,
+      unit: "", baseline: nil),
+  ]
 }
 

@@ -34,4 +34,8 @@ int bulkhead_wakeup_signal(int descriptor);
 /// Makes the wakeup descriptor unreadable again.
 int bulkhead_wakeup_clear(int descriptor);
 
+/// How many heap allocations (malloc, calloc, realloc and the aligned ones) the calling thread
+/// has made since it started.
+unsigned long bulkhead_allocation_count(void);
+
 #endif
