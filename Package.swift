@@ -20,6 +20,8 @@ let package = Package(
   targets: [
     // The Linux calls Swift cannot import: the parent-death signal, pidfd_open.
     .target(name: "CSystem"),
+    // Counts heap allocations per thread by standing in for malloc: the benchmark's alone.
+    .target(name: "CAllocationCounter"),
     // Bytes and processes: sockets, framing, codec, launching workers. Knows no reducers.
     .target(
       name: "Transport", dependencies: ["CSystem"], path: "Sources/Transport",
@@ -44,7 +46,7 @@ let package = Package(
     .executableTarget(name: "chaos-relay", dependencies: ["Transport", "TransportTestSupport"]),
     .executableTarget(
       name: "bulkhead-benchmark",
-      dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem"],
+      dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem", "CAllocationCounter"],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "TransportTestSupport"]),
     // The seed examples' test scripts, run in one process and across processes.

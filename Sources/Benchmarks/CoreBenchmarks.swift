@@ -1,4 +1,5 @@
 import Bulkhead
+import CAllocationCounter
 import Examples
 
 // Ten levels of nesting, each a concrete (non-generic) feature as apps write them: a key
@@ -141,7 +142,7 @@ func coreBenchmarks() -> [Row] {
 
   func compare<State, Action: Sendable>(
     _ name: String, state: State, action: Action, reducer: some Reducer<State, Action>,
-    handWritten: (inout State, Action) -> Void, iterations: Int
+    handWritten: (inout State, Action) -> Void, iterations: Int, goal: Row.Goal? = nil
   ) {
     var manualState = state
     let manual = nanosecondsPerCall(iterations: iterations) {
@@ -153,13 +154,13 @@ func coreBenchmarks() -> [Row] {
       blackHole(reducer.reduce(into: &composedState, action: action))
     }
     rows.append(Row(name: "\(name): hand-written switch", value: manual, unit: "ns", baseline: nil))
-    rows.append(Row(name: "\(name): Bulkhead", value: composed, unit: "ns", baseline: manual))
+    rows.append(Row(name: "\(name): Bulkhead", value: composed, unit: "ns", baseline: manual, goal: goal))
   }
 
   let increment = Counter.Action.incrementButtonTapped
   compare(
     "1 scope", state: Nest1.State(), action: .child(increment), reducer: Nest1(),
-    handWritten: handWritten1, iterations: iterations)
+    handWritten: handWritten1, iterations: iterations, goal: .ratio(2))
 
   let action5: Nest5.Action = .child(.child(.child(.child(.child(increment)))))
   compare(
@@ -169,13 +170,13 @@ func coreBenchmarks() -> [Row] {
   let action10: Nest10.Action = .child(.child(.child(.child(.child(action5)))))
   compare(
     "10 nested scopes", state: Nest10.State(), action: action10, reducer: Nest10(),
-    handWritten: handWritten10, iterations: iterations)
+    handWritten: handWritten10, iterations: iterations, goal: .ratio(3))
 
   compare(
     "forEach over 1,000 elements",
     state: CounterRows.State(rows: IdentifiedArray((1...1_000).map { CounterRows.Row(id: $0) })),
     action: .rows(.element(id: 500, action: .incrementButtonTapped)), reducer: CounterRows(),
-    handWritten: handWrittenRows, iterations: iterations / 10)
+    handWritten: handWrittenRows, iterations: iterations / 10, goal: .ratio(3))
 
   let path = CasePath(TwoCounters.Action.counter2)
   let action = TwoCounters.Action.counter2(.incrementButtonTapped)
@@ -184,7 +185,32 @@ func coreBenchmarks() -> [Row] {
   }
   let extraction = nanosecondsPerCall(iterations: iterations) { blackHole(path.extract(from: action)) }
   rows.append(Row(name: "case extraction: `if case`", value: baseline, unit: "ns", baseline: nil))
-  rows.append(Row(name: "case extraction: CasePath", value: extraction, unit: "ns", baseline: baseline))
+  rows.append(Row(name: "case extraction: CasePath", value: extraction, unit: "ns", baseline: baseline, goal: .ratio(2)))
   return rows
+}
+
+/// `Store.send` of an action through one scope, whose effects are all `.none`: its time as a
+/// ratio to calling the reducer directly, and the heap allocations it makes.
+@MainActor
+func storeBenchmarks(iterations: Int = 200_000) -> [Row] {
+  let action = Nest1.Action.child(.incrementButtonTapped)
+  var state = Nest1.State()
+  let direct = nanosecondsPerCall(iterations: iterations) {
+    blackHole(Nest1().reduce(into: &state, action: action))
+  }
+  let store = Store(initialState: Nest1.State()) { Nest1() }
+  let sent = nanosecondsPerCall(iterations: iterations) { store.send(action) }
+  // Counted on this thread only (see `bulkhead_allocation_count`), after the runs above
+  // warmed up the store's buffers and the case path caches.
+  let before = bulkhead_allocation_count()
+  for _ in 0..<iterations { store.send(action) }
+  let allocations = Double(bulkhead_allocation_count() - before) / Double(iterations)
+  return [
+    Row(name: "1 scope: calling the reducer", value: direct, unit: "ns", baseline: nil),
+    Row(name: "1 scope: `Store.send`", value: sent, unit: "ns", baseline: direct, goal: .ratio(5)),
+    Row(
+      name: "heap allocations per `Store.send` (effects all `.none`)", value: allocations,
+      unit: "", baseline: nil, goal: .value(0), hasRatio: false),
+  ]
 }
 

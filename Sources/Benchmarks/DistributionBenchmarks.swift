@@ -20,7 +20,9 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   small.send(.store(.bump))
   let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) { small.send(.store(.bump)) }
   var rows = [
-    Row(name: "\(label) remote action round trip (send → patch applied)", value: roundTrip / 1000, unit: "µs", baseline: nil)
+    Row(
+      name: "\(label) remote action round trip (send → patch applied)", value: roundTrip / 1000, unit: "µs",
+      baseline: nil, goal: .ratio(1.5))
   ]
 
   let streamed = 2_000
@@ -29,7 +31,10 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   for _ in 0..<3 {
     best = min(best, await clock.measure { await small.send(.store(.stream(count: streamed))).finish() })
   }
-  rows.append(Row(name: "\(label) effect action routed through the host (each awaited)", value: microseconds(best) / Double(streamed), unit: "µs", baseline: nil))
+  rows.append(
+    Row(
+      name: "\(label) effect action routed through the host (each awaited)", value: microseconds(best) / Double(streamed),
+      unit: "µs", baseline: nil, goal: .ratio(label.hasPrefix("one") ? 0.5 : 0.2)))
 
   for items in [250, 25_000, 250_000] {
     let state = Payload.State(items: items)
@@ -46,7 +51,7 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   }
   raw = min(raw, try await rawRoundTrip(iterations: 20_000))
   let baseline = Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)
-  return [baseline] + rows.map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000) }
+  return [baseline] + rows.map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
 }
 
 /// Starting a `child-worker` for a boundary until it has greeted the host, against spawning
@@ -54,7 +59,7 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
 func childWorkerStartupBenchmarks(bareSpawn milliseconds: Double) throws -> [Row] {
   let (start, memory) = try startAndMeasure(try childWorker(app: "two-counters"))
   return [
-    Row(name: "start child-worker to greeted", value: start, unit: "ms", baseline: milliseconds),
+    Row(name: "start child-worker to greeted", value: start, unit: "ms", baseline: milliseconds, goal: .ratio(1.5)),
     Row(name: "child-worker resident memory when ready", value: memory, unit: "MB", baseline: nil),
   ]
 }

@@ -21,21 +21,51 @@ func blackHole<T>(_ value: T) {
 
 /// One row of a results table.
 struct Row {
+  /// What the row must show to meet its goal.
+  enum Goal {
+    /// A ratio to the row's baseline of at most this.
+    case ratio(Double)
+    /// A value of at most this, in the row's unit.
+    case value(Double)
+  }
+
   let name: String
   let value: Double
   let unit: String
   let baseline: Double?
+  var goal: Goal? = nil
+  /// False for a figure with nothing to compare it to, such as a count: no ratio is shown.
+  var hasRatio = true
 
-  var ratio: String { baseline.map { String(format: "%.2f×", value / $0) } ?? "1.00× (baseline)" }
+  var ratio: String {
+    guard let baseline else { return hasRatio ? "1.00× (baseline)" : "—" }
+    return String(format: "%.2f×", value / baseline)
+  }
+
+  /// The goal and whether this run met it; empty without a goal.
+  var verdict: String {
+    switch goal {
+    case nil: ""
+    case let .ratio(limit): "≤ \(Self.format(limit))×: " + (baseline.map { value / $0 <= limit } == true ? "met" : "not met")
+    case let .value(limit): "≤ \(Self.format(limit)) \(unit): " + (value <= limit ? "met" : "not met")
+    }
+  }
+
+  private static func format(_ number: Double) -> String {
+    number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
+  }
 }
 
-/// Prints `rows` as a Markdown table, ready for the README.
+/// Prints `rows` as a Markdown table, ready for the README; with a goal column when any row
+/// has a goal.
 func printTable(_ title: String, _ rows: [Row]) {
   print("\n### \(title)\n")
-  print("| measurement | value | ratio |")
-  print("|---|---:|---:|")
+  let goals = rows.contains { $0.goal != nil }
+  print(goals ? "| measurement | value | ratio | goal |" : "| measurement | value | ratio |")
+  print(goals ? "|---|---:|---:|---|" : "|---|---:|---:|")
   for row in rows {
-    print("| \(row.name) | \(String(format: "%.1f", row.value)) \(row.unit) | \(row.ratio) |")
+    let line = "| \(row.name) | \(String(format: "%.1f", row.value)) \(row.unit) | \(row.ratio) |"
+    print(goals ? line + " \(row.verdict) |" : line)
   }
 }
 

@@ -47,7 +47,12 @@ func patchBenchmarks() throws -> [Row] {
     change.apply(&new)
     guard let patch = try StatePatch(from: old, to: new) else { continue }
     let wholeBytes = try change.sendFieldWhole(new)
-    rows.append(Row(name: "\(change.name): patch size", value: Double(patch.wireByteCount), unit: "B", baseline: Double(wholeBytes)))
+    // The goal: at most 64 bytes besides the element (or leaf) that changed.
+    let changed = Double(patch.byteCount)
+    rows.append(
+      Row(
+        name: "\(change.name): patch size", value: Double(patch.wireByteCount), unit: "B",
+        baseline: Double(wholeBytes), goal: .value(64 + changed)))
     let patched = nanosecondsPerCall(iterations: 5, rounds: 3) {
       blackHole(try? StatePatch(from: old, to: new)?.applied(to: old))
     }

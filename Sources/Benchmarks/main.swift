@@ -1,14 +1,17 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [startup | transport | patches | boundaries]
+//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries]
 //
-// With `startup`, `transport` or `boundaries`, only those figures (the last two on two cores).
+// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures
+// (`transport` and `boundaries` on two cores).
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
+} else if CommandLine.arguments.dropFirst().first == "core" {
+  printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "startup" {
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
@@ -22,7 +25,7 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.twoCores.apply()
   printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "two cores:"))
 } else {
-  printTable("In-process core (per action)", coreBenchmarks())
+  printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
   let startup = try await startupBenchmarks()

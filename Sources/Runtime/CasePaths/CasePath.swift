@@ -13,11 +13,23 @@
 /// Operators take the embed function directly (`Scope(state: \.counter1, action:
 /// Action.counter1)`), so a case path rarely needs to be spelled out.
 public struct CasePath<Root, Value>: Sendable {
-  private enum Extraction: Sendable {
-    /// One enum case: read through the enum's layout, with no closure to allocate.
-    case enumCase(EnumLayout)
-    /// Anything else, as a function.
-    case function(@Sendable (Root) -> Value?, naming: Naming?)
+  enum Extraction: Sendable {
+    /// One enum case: read through the enum's layout, with no closure to allocate. The case's
+    /// tag, when it was settled up front; otherwise each extraction settles it.
+    case enumCase(EnumLayout, tag: UInt32?)
+    /// Anything else, as a function. Boxed, so that the common case path stays small to copy.
+    case function(Function)
+  }
+
+  /// An extraction that is not one enum case, and how it names itself.
+  final class Function: Sendable {
+    let extract: @Sendable (Root) -> Value?
+    let naming: Naming?
+
+    init(extract: @escaping @Sendable (Root) -> Value?, naming: Naming?) {
+      self.extract = extract
+      self.naming = naming
+    }
   }
 
   /// How a path made of several cases names itself: `"internal.child"`.
@@ -26,17 +38,23 @@ public struct CasePath<Root, Value>: Sendable {
     let staticName: String?
   }
 
-  private let embedding: @Sendable (Value) -> Root
-  private let extraction: Extraction
+  let embedding: @Sendable (Value) -> Root
+  let extraction: Extraction
 
-  /// A case path to the case that `embed` builds; `embed` is normally the case itself.
+  /// A case path to the case that `embed` builds: the case itself, or a closure that puts its
+  /// argument unchanged into that case.
   ///
   /// ```swift
   /// CasePath(Action.counter1)
   /// ```
+  @inline(__always)
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
+    let layout = EnumLayout.requiring(Root.self)
     embedding = embed
-    extraction = .enumCase(EnumLayout.requiring(Root.self))
+    // When several cases carry a `Value`, settle which one is ours now, once, rather than by
+    // re-embedding the payload on every extraction; most enums never need it.
+    extraction = .enumCase(
+      layout, tag: layout.hasSharedPayloadTypes ? layout.tag(embeddedBy: embed) : nil)
   }
 
   /// A case path built from its two directions, for paths that are not a single enum case.
@@ -55,7 +73,7 @@ public struct CasePath<Root, Value>: Sendable {
     naming: Naming?
   ) {
     embedding = embed
-    extraction = .function(extract, naming: naming)
+    extraction = .function(Function(extract: extract, naming: naming))
   }
 
   /// Wraps `value` in the case.
@@ -66,17 +84,13 @@ public struct CasePath<Root, Value>: Sendable {
   var embedder: @Sendable (Value) -> Root { embedding }
 
   /// The payload of `root` if it has this path's case, otherwise nil.
+  @inline(__always)
   public func extract(from root: Root) -> Value? {
     switch extraction {
-    case let .function(extract, _):
-      return extract(root)
-    case let .enumCase(layout):
-      let tag = layout.tag(of: root)
-      // Only a case whose payload is exactly `Value` can be read as one; among those, the
-      // case is ours when re-embedding the payload lands on the same tag.
-      guard layout.cases[Int(tag)].payloadType == ObjectIdentifier(Value.self) else { return nil }
-      let value = layout.payload(of: root, tag: tag, as: Value.self)
-      return layout.tag(of: embedding(value)) == tag ? value : nil
+    case let .function(function):
+      return function.extract(root)
+    case let .enumCase(layout, tag):
+      return layout.payload(of: root, expectedTag: tag, embed: embedding)
     }
   }
 
@@ -115,8 +129,8 @@ public struct CasePath<Root, Value>: Sendable {
   /// `"counter1"` for `.counter1(.incrementButtonTapped)`, dotted for a path of several cases.
   func name(in root: Root) -> String? {
     switch extraction {
-    case let .enumCase(layout): layout.cases[Int(layout.tag(of: root))].name
-    case let .function(_, naming): naming?.name(root)
+    case let .enumCase(layout, _): layout.cases[Int(layout.tag(of: root))].name
+    case let .function(function): function.naming?.name(root)
     }
   }
 
@@ -124,9 +138,10 @@ public struct CasePath<Root, Value>: Sendable {
   /// no other case has it, otherwise by embedding a sample payload.
   var staticName: String? {
     switch extraction {
-    case let .function(_, naming):
-      return naming?.staticName
-    case let .enumCase(layout):
+    case let .function(function):
+      return function.naming?.staticName
+    case let .enumCase(layout, tag):
+      if let tag { return layout.cases[Int(tag)].name }
       let candidates = layout.cases.filter { $0.payloadType == ObjectIdentifier(Value.self) }
       if candidates.count == 1 { return candidates[0].name }
       guard let sample = EnumLayout.of(Value.self)?.sample(Value.self) else { return nil }
@@ -164,14 +179,18 @@ extension CasePath {
 }
 
 extension EnumLayout {
+  @inline(__always)
   static func requiring<Root>(_ root: Root.Type) -> EnumLayout {
-    guard let layout = of(root) else {
-      preconditionFailure(
-        """
-        A case path needs an enum, but "\(Root.self)" is not one. Name a case of an enum, \
-        for example "Action.counter1".
-        """)
-    }
+    guard let layout = of(root) else { refuse(Root.self) }
     return layout
+  }
+
+  @inline(never)
+  static func refuse(_ type: Any.Type) -> Never {
+    preconditionFailure(
+      """
+      A case path needs an enum, but "\(type)" is not one. Name a case of an enum, for \
+      example "Action.counter1".
+      """)
   }
 }

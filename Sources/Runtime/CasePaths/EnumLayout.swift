@@ -10,50 +10,108 @@ import Synchronization
 ///
 /// Case paths sit on the path of every action, so extraction reads the tag and payload through
 /// the enum's value witness table (stable ABI since Swift 5) instead of reflecting on each call.
-/// The per-case payload types are resolved once per enum type and cached.
-final class EnumLayout: Sendable {
+/// The per-case payload types are resolved once per enum type, and the layout is a pointer to
+/// that immortal table: copying one costs no reference counting.
+struct EnumLayout: @unchecked Sendable {
+  // Safe to share: `table` is written once, before it is published, and never freed; its
+  // witnesses point into immutable type metadata.
+
   /// The payload of one case: its exact static type, and whether it is stored out of line.
   struct Case: Sendable {
     let name: String
     let payloadType: ObjectIdentifier?
     let isIndirect: Bool
+    /// True when no other case has this payload type, so a value of that type can only have
+    /// been embedded by this case.
+    var hasUniquePayloadType = true
   }
+
+  struct Table {
+    let witnesses: EnumWitnesses
+    let cases: UnsafeBufferPointer<Case>
+    let payloadCaseCount: Int
+    let hasSharedPayloadTypes: Bool
+    /// One case with a payload stored inline and nothing else: the enum is laid out exactly
+    /// as its payload, with no tag to read or strip.
+    let isTransparent: Bool
+  }
+
+  let table: UnsafePointer<Table>
+
+  init(table: UnsafePointer<Table>) { self.table = table }
 
   /// Cases with payload bytes in declaration order, then the others, indexed by tag.
-  let cases: [Case]
-  let payloadCaseCount: Int
-  // Function pointers into the immortal, immutable metadata of the enum type.
-  private let witnesses: EnumWitnesses
-
-  private init(witnesses: EnumWitnesses, cases: [Case], payloadCaseCount: Int) {
-    self.witnesses = witnesses
-    self.cases = cases
-    self.payloadCaseCount = payloadCaseCount
-  }
+  var cases: UnsafeBufferPointer<Case> { table.pointee.cases }
+  var payloadCaseCount: Int { table.pointee.payloadCaseCount }
+  /// True when two cases have the same payload type, so a payload's type alone does not tell
+  /// which case embedded it.
+  var hasSharedPayloadTypes: Bool { table.pointee.hasSharedPayloadTypes }
 
   /// The layout of `Root`, or nil when `Root` is not an enum.
+  @inline(__always)
   static func of<Root>(_: Root.Type) -> EnumLayout? {
-    let key = ObjectIdentifier(Root.self)
-    if let cached = LayoutCache.shared.layout(for: key) { return cached }
-    guard let layout = EnumLayout(reflecting: Root.self) else { return nil }
-    return LayoutCache.shared.insert(layout, for: key)
+    let metadata = UInt(bitPattern: unsafeBitCast(Root.self as Any.Type, to: Int.self))
+    return LayoutCache.layout(for: metadata) ?? LayoutCache.insert(reflecting: Root.self)
   }
 
   /// The case tag of `value`: payload cases in declaration order, then the empty cases.
   @inline(__always)
   func tag<Root>(of value: Root) -> UInt32 {
-    withUnsafePointer(to: value) { witnesses.getEnumTag(UnsafeRawPointer($0), witnesses.metadata) }
+    if table.pointee.isTransparent { return 0 }
+    let witnesses = table.pointee.witnesses
+    return withUnsafePointer(to: value) {
+      witnesses.getEnumTag(UnsafeRawPointer($0), witnesses.metadata)
+    }
+  }
+
+  /// The payload of `value` when its case is `expectedTag` (any case when nil) and that
+  /// case's payload type is exactly `Value`; nil otherwise.
+  ///
+  /// A payload type that several cases share says nothing about which case `value` has, so
+  /// without an expected tag `embed` settles it: the case is ours when re-embedding the
+  /// payload lands on the same tag.
+  @inline(__always)
+  func payload<Root, Value>(
+    of value: Root, expectedTag: UInt32?, embed: (Value) -> Root
+  ) -> Value? {
+    let tag = tag(of: value)
+    if let expectedTag, tag != expectedTag { return nil }
+    let found = cases[Int(tag)]
+    guard found.payloadType == ObjectIdentifier(Value.self) else { return nil }
+    let payload = payload(of: value, tag: tag, as: Value.self)
+    guard expectedTag == nil, !found.hasUniquePayloadType else { return payload }
+    return self.tag(of: embed(payload)) == tag ? payload : nil
+  }
+
+  /// The tag of the case that `embed` builds, found by embedding a sample payload, when that
+  /// case's payload type is exactly `Value`; nil when `Value` has no sample.
+  func tag<Root, Value>(embeddedBy embed: (Value) -> Root) -> UInt32? {
+    guard let sample = EnumLayout.of(Value.self)?.sample(Value.self) else { return nil }
+    let tag = tag(of: embed(sample))
+    return cases[Int(tag)].payloadType == ObjectIdentifier(Value.self) ? tag : nil
   }
 
   /// The payload of `value`, which must have case `tag` whose payload type is exactly `Value`.
   @inline(__always)
   func payload<Root, Value>(of value: Root, tag: UInt32, as _: Value.Type) -> Value {
+    if table.pointee.isTransparent {
+      return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: Value.self) }
+    }
+    let witnesses = table.pointee.witnesses
+    guard cases[Int(tag)].isIndirect else {
+      // Projecting a copy leaves the payload in its place; moving it out consumes the copy.
+      return withUnsafeTemporaryAllocation(of: Root.self, capacity: 1) { buffer in
+        let base = buffer.baseAddress!
+        base.initialize(to: value)
+        witnesses.destructiveProjectEnumData(UnsafeMutableRawPointer(base), witnesses.metadata)
+        return UnsafeMutableRawPointer(base).assumingMemoryBound(to: Value.self).move()
+      }
+    }
     var copy = value
     return withUnsafeMutableBytes(of: &copy) { bytes in
       let base = bytes.baseAddress!
       witnesses.destructiveProjectEnumData(base, witnesses.metadata)
       defer { witnesses.destructiveInjectEnumTag(base, tag, witnesses.metadata) }
-      guard cases[Int(tag)].isIndirect else { return base.load(as: Value.self) }
       // An indirect payload lives in a heap box after its two-word object header.
       let box = base.load(as: UnsafeRawPointer.self)
       let alignmentMask = MemoryLayout<Value>.alignment - 1
@@ -67,6 +125,7 @@ final class EnumLayout: Sendable {
   func sample<Root>(_: Root.Type) -> Root? {
     guard payloadCaseCount < cases.count else { return nil }
     let size = MemoryLayout<Root>.size
+    let witnesses = table.pointee.witnesses
     return withUnsafeTemporaryAllocation(
       byteCount: max(size, 1), alignment: MemoryLayout<Root>.alignment
     ) { buffer in
@@ -77,8 +136,11 @@ final class EnumLayout: Sendable {
       return base.load(as: Root.self)
     }
   }
+}
 
-  private convenience init?<Root>(reflecting _: Root.Type) {
+extension EnumLayout.Table {
+  /// The table of `Root`, or nil when `Root` is not an enum.
+  fileprivate init?<Root>(reflecting _: Root.Type) {
     let metadata = unsafeBitCast(Root.self as Any.Type, to: UnsafeRawPointer.self)
     let kind = metadata.load(as: Int.self)
     guard kind == MetadataKind.enum || kind == MetadataKind.optional,
@@ -91,21 +153,21 @@ final class EnumLayout: Sendable {
     let fields = relativeTarget(descriptor.advanced(by: 16))
     let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
     let fieldCount = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
-    var payloadCases: [Case] = []
-    var emptyCases: [Case] = []
+    var payloadCases: [EnumLayout.Case] = []
+    var emptyCases: [EnumLayout.Case] = []
     for index in 0..<fieldCount {
       let record = fields.advanced(by: 16 + index * recordSize)
       let flags = record.load(as: UInt32.self)
       let name = String(cString: relativeTarget(record.advanced(by: 8)).assumingMemoryBound(to: CChar.self))
       guard record.load(fromByteOffset: 4, as: Int32.self) != 0 else {
-        emptyCases.append(Case(name: name, payloadType: nil, isIndirect: false))
+        emptyCases.append(EnumLayout.Case(name: name, payloadType: nil, isIndirect: false))
         continue
       }
       let typeName = relativeTarget(record.advanced(by: 4)).assumingMemoryBound(to: UInt8.self)
       let type = typeByMangledName(
         typeName, UInt(mangledNameLength(typeName)), descriptor, genericArguments)
       let isIndirect = flags & 0x1 != 0
-      let payload = Case(
+      let payload = EnumLayout.Case(
         name: name,
         payloadType: type.map { ObjectIdentifier(unsafeBitCast($0, to: Any.Type.self)) },
         isIndirect: isIndirect)
@@ -118,57 +180,105 @@ final class EnumLayout: Sendable {
       }
     }
     guard payloadCases.count == payloadCaseCount else { return nil }
+    var cases = payloadCases + emptyCases
+    var seen: [ObjectIdentifier: Int] = [:]
+    for index in cases.indices {
+      guard let type = cases[index].payloadType else { continue }
+      if let first = seen[type] {
+        cases[first].hasUniquePayloadType = false
+        cases[index].hasUniquePayloadType = false
+      } else {
+        seen[type] = index
+      }
+    }
+    let storage = UnsafeMutableBufferPointer<EnumLayout.Case>.allocate(capacity: cases.count)
+    _ = storage.initialize(from: cases)
     self.init(
-      witnesses: witnesses, cases: payloadCases + emptyCases, payloadCaseCount: payloadCases.count)
+      witnesses: witnesses, cases: UnsafeBufferPointer(storage),
+      payloadCaseCount: payloadCaseCount,
+      hasSharedPayloadTypes: cases.contains { !$0.hasUniquePayloadType },
+      isTransparent: cases.count == 1 && payloadCaseCount == 1 && !cases[0].isIndirect)
   }
 }
 
-/// The layouts known so far, readable without a lock: every operator in a `body` looks one up
-/// each time the body is evaluated, which is once per action.
+/// The layouts known so far, by type metadata address, readable without a lock or reference
+/// counting: every case path in a `body` looks one up each time the body is evaluated, which
+/// is once per action.
 ///
-/// Readers load an immutable snapshot through an atomic pointer. A writer, under a lock,
-/// publishes a new snapshot with one more entry and never frees the old one, so a reader can
-/// never hold a freed snapshot. The leak is bounded: one small dictionary per enum type that
-/// ever crosses a case path.
-private final class LayoutCache: Sendable {
-  static let shared = LayoutCache()
-
-  private final class Snapshot: Sendable {
-    let layouts: [ObjectIdentifier: EnumLayout]
-    init(_ layouts: [ObjectIdentifier: EnumLayout]) { self.layouts = layouts }
+/// Readers load an immutable open-addressed table through an atomic address. A writer, under a
+/// lock, publishes a new table with one more entry and never frees the old one, so a reader
+/// can never hold a freed table. The leak is bounded: the tables grow by doubling, so all of
+/// them together take at most twice the last one, a few words per enum type that ever crosses
+/// a case path.
+enum LayoutCache {
+  struct Slot {
+    var metadata: UInt = 0
+    var layout: EnumLayout?
   }
 
-  /// The address of the current snapshot.
-  private let current: Atomic<Int>
-  private let writer = Mutex(())
+  struct Snapshot {
+    /// Capacity minus one; the capacity is a power of two.
+    let mask: Int
+    let count: Int
+    let slots: UnsafeMutablePointer<Slot>
 
-  private init() {
-    current = Atomic(Int(bitPattern: Unmanaged.passRetained(Snapshot([:])).toOpaque()))
+    /// The slot for `metadata`: its own, or the empty one where it would go.
+    func index(of metadata: UInt) -> Int {
+      // Metadata is at least 8-byte aligned; Fibonacci hashing spreads the remaining bits.
+      var index = Int(truncatingIfNeeded: (metadata &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+      while slots[index].metadata != metadata, slots[index].metadata != 0 {
+        index = (index &+ 1) & mask
+      }
+      return index
+    }
   }
 
-  private var snapshot: Snapshot {
-    let address = UnsafeRawPointer(bitPattern: current.load(ordering: .acquiring))!
-    return Unmanaged<Snapshot>.fromOpaque(address).takeUnretainedValue()
+  /// The address of the current snapshot, or 0 before the first layout.
+  static let current = Atomic<UInt>(0)
+  private static let writer = Mutex(())
+
+  @inline(__always)
+  static func layout(for metadata: UInt) -> EnumLayout? {
+    guard let snapshot = UnsafePointer<Snapshot>(bitPattern: current.load(ordering: .acquiring))
+    else { return nil }
+    return snapshot.pointee.slots[snapshot.pointee.index(of: metadata)].layout
   }
 
-  func layout(for key: ObjectIdentifier) -> EnumLayout? {
-    snapshot.layouts[key]
-  }
-
-  func insert(_ layout: EnumLayout, for key: ObjectIdentifier) -> EnumLayout {
-    writer.withLock { _ in
-      var layouts = snapshot.layouts
-      if let winner = layouts[key] { return winner }
-      layouts[key] = layout
-      let next = Unmanaged.passRetained(Snapshot(layouts)).toOpaque()
-      current.store(Int(bitPattern: next), ordering: .releasing)
+  @inline(never)
+  static func insert<Root>(reflecting _: Root.Type) -> EnumLayout? {
+    let metadata = UInt(bitPattern: unsafeBitCast(Root.self as Any.Type, to: Int.self))
+    return writer.withLock { _ in
+      let old = UnsafePointer<Snapshot>(bitPattern: current.load(ordering: .acquiring))
+      if let old, let winner = old.pointee.slots[old.pointee.index(of: metadata)].layout {
+        return winner
+      }
+      guard let table = EnumLayout.Table(reflecting: Root.self) else { return nil }
+      let stored = UnsafeMutablePointer<EnumLayout.Table>.allocate(capacity: 1)
+      stored.initialize(to: table)
+      let layout = EnumLayout(table: stored)
+      let count = (old?.pointee.count ?? 0) + 1
+      let capacity = max(16, (old?.pointee.mask ?? 0) + 1)
+      let grown = count * 2 > capacity ? capacity * 2 : capacity
+      let slots = UnsafeMutablePointer<Slot>.allocate(capacity: grown)
+      slots.initialize(repeating: Slot(), count: grown)
+      let next = Snapshot(mask: grown - 1, count: count, slots: slots)
+      if let old {
+        for index in 0...old.pointee.mask where old.pointee.slots[index].metadata != 0 {
+          let slot = old.pointee.slots[index]
+          slots[next.index(of: slot.metadata)] = slot
+        }
+      }
+      slots[next.index(of: metadata)] = Slot(metadata: metadata, layout: layout)
+      let published = UnsafeMutablePointer<Snapshot>.allocate(capacity: 1)
+      published.initialize(to: next)
+      current.store(UInt(bitPattern: Int(bitPattern: published)), ordering: .releasing)
       return layout
     }
   }
 }
 
 /// The enum-specific entries of a value witness table, and the metadata they take.
-private struct EnumWitnesses: @unchecked Sendable {
+struct EnumWitnesses: @unchecked Sendable {
   // Safe to share: every field points into immutable, never-freed type metadata and code.
   typealias GetEnumTag = @convention(c) (UnsafeRawPointer, UnsafeRawPointer) -> UInt32
   typealias ProjectEnumData = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void

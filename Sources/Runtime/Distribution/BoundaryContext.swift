@@ -1,12 +1,23 @@
+import Synchronization
+
 /// Where a host's reducer is in the tree while it runs, and which boundaries below run in
 /// workers. Set by a composition around the root reducer; absent in a plain store, where every
-/// boundary runs in place at the cost of one task-local read.
+/// boundary runs in place at the cost of one atomic load.
 struct BoundaryContext: Sendable {
   @TaskLocal static var current: BoundaryContext?
+  /// False until the process makes its first context: until then no reducer can be running
+  /// under one, so boundaries skip reading the task-local `current`.
+  static let isInUse = Atomic(false)
 
   let remotes: [String: RemoteBoundary]
   /// The dotted path of the boundary being run, empty at the root.
   let path: String
+
+  init(remotes: [String: RemoteBoundary], path: String) {
+    self.remotes = remotes
+    self.path = path
+    Self.isInUse.store(true, ordering: .releasing)
+  }
 
   func reduce<Child: Reducer>(
     _ child: Child, named name: String?, element: (any Sendable)?,
@@ -40,7 +51,8 @@ extension Reducer {
     atBoundary name: @autoclosure () -> String?, element: @autoclosure () -> (any Sendable)? = nil,
     into state: inout State, action: Action
   ) -> Effect<Action> {
-    guard let context = BoundaryContext.current else { return reduce(into: &state, action: action) }
+    guard BoundaryContext.isInUse.load(ordering: .acquiring), let context = BoundaryContext.current
+    else { return reduce(into: &state, action: action) }
     return context.reduce(self, named: name(), element: element(), into: &state, action: action)
   }
 }

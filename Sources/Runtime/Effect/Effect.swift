@@ -127,14 +127,31 @@ public struct Effect<Action: Sendable>: Sendable {
   public func concatenate(with other: Self) -> Self { .concatenate(self, other) }
 
   /// Runs this effect and `other` at the same time.
-  public func merge(with other: Self) -> Self { .merge(self, other) }
+  @inline(__always)
+  public func merge(with other: Self) -> Self {
+    // Reducers in sequence merge their effects on every action; with one of them `.none`
+    // that is no merge, and no array.
+    if case .none = operation { return other }
+    if case .none = other.operation { return self }
+    return .merge(self, other)
+  }
 
   /// Turns the actions this effect sends into actions of another domain.
   ///
   /// ```swift
   /// Counter().reduce(into: &state.counter, action: action).map(Action.counter)
   /// ```
+  @inline(__always)
   public func map<NewAction: Sendable>(
+    _ transform: @escaping @Sendable (Action) -> NewAction
+  ) -> Effect<NewAction> {
+    // Most actions return no effect: that case costs one comparison where it is inlined.
+    if case .none = operation { return .none }
+    return mapping(transform)
+  }
+
+  @inline(never)
+  func mapping<NewAction: Sendable>(
     _ transform: @escaping @Sendable (Action) -> NewAction
   ) -> Effect<NewAction> {
     switch operation {

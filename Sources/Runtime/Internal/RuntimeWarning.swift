@@ -3,15 +3,21 @@ import Foundation
 /// A place in the source code, as `#fileID` and `#line` give it.
 ///
 /// Operators make one each time a `body` is evaluated, so it keeps the static string and
-/// builds a `String` only when a warning is written.
+/// builds a `String` only when a warning is written. It is small, too: the line is kept in the
+/// padding after the static string, so that an operator holding a location stays within the
+/// size that the compiler copies inline rather than through type metadata.
 public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
   private let staticFileID: StaticString
-  public let line: UInt
+  private let storedLine: UInt32
 
   public init(fileID: StaticString, line: UInt) {
     self.staticFileID = fileID
-    self.line = line
+    // No source file has four billion lines.
+    self.storedLine = UInt32(truncatingIfNeeded: line)
   }
+
+  /// The line, as `#line` gives it.
+  public var line: UInt { UInt(storedLine) }
 
   /// The file, as `#fileID` gives it: `Module/File.swift`.
   public var fileID: String { "\(staticFileID)" }

@@ -9,8 +9,11 @@
 /// Scope(state: State.loaded, action: Action.child) { Child() }
 /// ```
 public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer {
+  // The compiler copies and destroys a value of more than about 96 bytes through its type
+  // metadata, at many times the cost of the reducer itself; a body is copied and destroyed on
+  // every action. So a `Scope` stays small: a field path, a case path and a location.
   enum StatePath {
-    case keyPath(WritableKeyPath<ParentState, Child.State>)
+    case field(FieldPath<ParentState, Child.State>)
     case casePath(CasePath<ParentState, Child.State>)
   }
 
@@ -20,19 +23,21 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   let location: SourceLocation
 
   /// Scopes to the struct property at `toChildState` and the actions of case `toChildAction`.
+  @inline(__always)
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
     action toChildAction: CasePath<ParentAction, ChildAction>,
     @ReducerBuilder<ChildState, ChildAction> child: () -> Child,
     fileID: StaticString = #fileID, line: UInt = #line
   ) where ChildState == Child.State, ChildAction == Child.Action {
-    self.toChildState = .keyPath(toChildState)
+    self.toChildState = .field(FieldPath(toChildState))
     self.toChildAction = toChildAction
     self.child = child()
     self.location = SourceLocation(fileID: fileID, line: line)
   }
 
   /// Scopes to the struct property at `toChildState` and the actions of case `toChildAction`.
+  @inline(__always)
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState>,
     action toChildAction: @escaping @Sendable (ChildAction) -> ParentAction,
@@ -48,6 +53,7 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   ///
   /// A child action that arrives while the state is in another case is reported as a runtime
   /// warning and ignored.
+  @inline(__always)
   public init<ChildState, ChildAction>(
     state toChildState: @escaping @Sendable (ChildState) -> ParentState,
     action toChildAction: @escaping @Sendable (ChildAction) -> ParentAction,
@@ -60,42 +66,51 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     self.location = SourceLocation(fileID: fileID, line: line)
   }
 
+  // On the path of every action, and small: inlined into the parent's `body`.
+  @inline(__always)
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
     switch toChildState {
-    case let .keyPath(keyPath):
-      return child.reduce(
-        atBoundary: toChildAction.name(in: action), into: &state[keyPath: keyPath],
-        action: childAction
-      ).map(toChildAction.embedder)
+    case let .field(field):
+      return field.modify(&state) {
+        child.reduce(atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
+      }.map(toChildAction.embedder)
     case let .casePath(casePath):
-      var effect = Effect<Child.Action>.none
-      let found = casePath.modify(&state) {
-        effect = child.reduce(
-          atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
-      }
-      guard found else {
-        OperatorWarning.missingChild(
-          headline: """
-            A "Scope" at \(location) received a child action when child state was set to a \
-            different case
-            """,
-          boundary: toChildAction.name(in: action),
-          details: ["Action": "\(action)", "State": "\(state)"],
-          causes: [
-            """
-            The parent changed "\(ParentState.self)" to another case before this "Scope" ran. \
-            To fix it, put the "Scope" before the logic that changes the case.
-            """,
-            """
-            An effect of the old case outlived it: a "Scope" never cancels effects. To fix it, \
-            use ".ifCaseLet", which cancels the case's effects when the case changes.
-            """,
-            OperatorWarning.sentFromOutside,
-          ], at: location)
-        return .none
-      }
-      return effect.map(toChildAction.embedder)
+      return reduce(into: &state, at: casePath, action: action, childAction: childAction)
     }
+  }
+
+  @inline(never)
+  func reduce(
+    into state: inout ParentState, at casePath: CasePath<ParentState, Child.State>,
+    action: ParentAction, childAction: Child.Action
+  ) -> Effect<ParentAction> {
+    var effect = Effect<Child.Action>.none
+    let found = casePath.modify(&state) {
+      effect = child.reduce(
+        atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
+    }
+    guard found else {
+      OperatorWarning.missingChild(
+        headline: """
+          A "Scope" at \(location) received a child action when child state was set to a \
+          different case
+          """,
+        boundary: toChildAction.name(in: action),
+        details: ["Action": "\(action)", "State": "\(state)"],
+        causes: [
+          """
+          The parent changed "\(ParentState.self)" to another case before this "Scope" ran. \
+          To fix it, put the "Scope" before the logic that changes the case.
+          """,
+          """
+          An effect of the old case outlived it: a "Scope" never cancels effects. To fix it, \
+          use ".ifCaseLet", which cancels the case's effects when the case changes.
+          """,
+          OperatorWarning.sentFromOutside,
+        ], at: location)
+      return .none
+    }
+    return effect.map(toChildAction.embedder)
   }
 }
