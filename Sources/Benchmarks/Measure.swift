@@ -47,7 +47,7 @@ struct Row {
     switch goal {
     case nil: ""
     case let .ratio(limit): "≤ \(Self.format(limit))×: " + (baseline.map { value / $0 <= limit } == true ? "met" : "not met")
-    case let .value(limit): "≤ \(Self.format(limit)) \(unit): " + (value <= limit ? "met" : "not met")
+    case let .value(limit): "≤ \(Self.format(limit))\(unit.isEmpty ? "" : " " + unit): " + (value <= limit ? "met" : "not met")
     }
   }
 
