@@ -4,8 +4,8 @@ internal import Transport
 /// suffix of the old and new elements stay, and the run between them is replaced. Appending,
 /// removing or changing one element of many is a patch of that one element.
 enum ElementwisePatching {
-  /// The splice from `old` to `new`, when both are a collection that patches by element and
-  /// the splice is smaller than sending `new` whole; nil otherwise.
+  /// The splice from `old` to `new`, when both are one collection type that patches by
+  /// element and the splice keeps at least one element; nil otherwise.
   static func splice(from old: any Encodable, to new: any Encodable) throws -> StatePatch? {
     guard let new = new as? any SplicePatchable else { return nil }
     return try new.splice(from: old)
@@ -28,13 +28,13 @@ enum ElementwisePatching {
 protocol SplicePatchable {
   associatedtype Element: Codable & Equatable
   var patchableElements: [Element] { get }
-  /// This collection with `elements` in place of its own.
+  /// This collection with the elements in `range` replaced by `elements`.
   func replacing(_ range: Range<Int>, with elements: [Element]) -> Self
 }
 
 extension SplicePatchable {
-  /// The splice from `old`, of the same type; nil when it is not, or when the changed run is
-  /// most of the collection (then the whole value is smaller).
+  /// The splice from `old`, of the same type; nil when it is not, or when no element is kept
+  /// (then the whole value says the same in fewer bytes).
   func splice(from old: Any) throws -> StatePatch? {
     guard let old = old as? Self else { return nil }
     let before = old.patchableElements
