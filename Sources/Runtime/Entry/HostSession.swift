@@ -36,7 +36,19 @@ final class HostSession {
     return source
   }
 
-  /// Prints the process tree, runs the app's script, and stops the workers.
+  /// One line per placed boundary: what crossed it, and what went wrong with its workers.
+  private func sayWhatCrossed() {
+    for process in composition.processes {
+      guard let crossed = composition.statistics(of: process.boundary) else { continue }
+      terminal.say(
+        "  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) crossed: \(crossed.actions) actions, "
+          + "\(crossed.bytesSent) B sent, \(crossed.bytesReceived) B received, "
+          + "\(crossed.hostPatches)/\(crossed.workerPatches) patches (host/worker), \(crossed.failures) failures")
+    }
+  }
+
+  /// Prints the process tree, runs the app's script, says what crossed each boundary, and
+  /// stops the workers.
   func run(hold: Bool) async {
     let pid = ProcessInfo.processInfo.processIdentifier
     terminal.say(
@@ -47,6 +59,7 @@ final class HostSession {
     }
     if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
     await app.run(in: composition, hold: hold) { [terminal] in terminal.say($0) }
+    sayWhatCrossed()
     composition.shutdown()
     for source in signals { source.cancel() }
   }

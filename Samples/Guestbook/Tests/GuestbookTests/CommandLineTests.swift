@@ -15,6 +15,9 @@ import Testing
     let worker = try #require(lines.first { $0.contains("worker pid") })
     #expect(worker.contains("composer"))
     #expect(run.output.contains("name: \"Blob\", message: \"Lovely place!\""))
+    // What crossed the composer's boundary: the script's four composer actions and the two
+    // delegate actions its effects sent back through it.
+    #expect(lines.contains { $0.contains("composer") && $0.contains("crossed: 6 actions") })
     let finalState = try #require(lines.last { $0.hasPrefix("state:") })
     #expect(finalState.hasPrefix("state: State(entries: [") && finalState.hasSuffix("composer: nil)"))
   }
