@@ -40,11 +40,9 @@ package struct WorkerLaunch: Sendable {
       signal(SIGTERM, SIG_DFL)
     }
     // A host writes the launch at once; a pipe held open with nothing on it is no host.
-    DetachedThread.run {
-      Thread.sleep(forTimeInterval: launchDeadline)
-      guard launchState.load(ordering: .acquiring) == LaunchState.launching else { return }
-      FileHandle.standardError.write(Data("no launch from a Bulkhead host arrived on standard input within \(Int(launchDeadline)) seconds\n".utf8))
-      exit(64)
+    var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    guard poll(&input, 1, Int32(launchDeadline * 1_000)) > 0 else {
+      throw .authenticationFailed("no launch from a Bulkhead host arrived on standard input within \(Int(launchDeadline)) seconds")
     }
     guard let path = readLine(strippingNewline: true), let secret = readLine(strippingNewline: true) else {
       throw .authenticationFailed("standard input closed before the socket path and secret arrived")
