@@ -62,11 +62,17 @@ func actorCallBenchmarks() async throws -> [Row] {
       try await callee.invokeLocally(Calculator.id, target: target, arguments: invocation)
     }
   }
+  let invokeDirect = try await nanosecondsPerCall(iterations) {
+    for _ in 0..<iterations {
+      try await callee.invokeLocally(Calculator.id, target: target, arguments: invocation, direct: true)
+    }
+  }
   let inProcess = try await nanosecondsPerCall(iterations / 4) {
     try await withTaskExecutorPreference(caller.executor) { () async throws in
       for index in 0..<(iterations / 4) { blackHole(try await remote.add(index, 1)) }
     }
   }
+  let readByCaller = try synchronousCallCost(iterations / 4)
   return [
     Row(name: "direct call of a local actor's method", value: direct, unit: "ns", baseline: nil),
     Row(name: "codec: two Int arguments and the result", value: codec, unit: "ns", baseline: direct),
@@ -75,6 +81,24 @@ func actorCallBenchmarks() async throws -> [Row] {
     Row(name: "a task per incoming call, queued on the reading thread", value: queuedTask, unit: "ns", baseline: direct),
     Row(name: "a task per incoming call, started at once (Task.immediate)", value: immediateTask, unit: "ns", baseline: direct),
     Row(name: "finding and invoking the target (executeDistributedTarget)", value: invoke, unit: "ns", baseline: direct),
+    Row(name: "the target resolved once and called directly", value: invokeDirect, unit: "ns", baseline: direct),
     Row(name: "whole call to another system in this process (socket pair)", value: inProcess, unit: "ns", baseline: direct),
+    Row(name: "the same, synchronous, reply read by the caller", value: readByCaller, unit: "ns", baseline: direct),
   ]
+}
+
+/// A whole call from synchronous code to a system in this process whose caller reads the reply.
+private func synchronousCallCost(_ iterations: Int) throws -> Double {
+  let (left, right) = try UnixSocket.pair()
+  let caller = SocketActorSystem(connection: FramedConnection(left), reading: .byCaller)
+  let callee = SocketActorSystem(connection: FramedConnection(right))
+  defer {
+    caller.close()
+    callee.close()
+  }
+  _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+  let remote = try Calculator.resolve(id: Calculator.id, using: caller)
+  return nanosecondsPerCall(iterations: iterations, rounds: 3) {
+    blackHole(try? callSynchronously { try await remote.add(1, 1) })
+  }
 }

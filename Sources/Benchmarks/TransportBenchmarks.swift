@@ -160,6 +160,20 @@ func transportBenchmarks(label: String) async throws -> [Row] {
   rows.append(Row(name: "\(label) distributed actor call from any task", value: anyTask / 1000, unit: "µs", baseline: rawTrip / 1000))
   rows.append(Row(name: "\(label) distributed actor call from a task on the system's executor", value: onExecutor / 1000, unit: "µs", baseline: rawTrip / 1000))
 
+  // The host's hot path: a reducer calls synchronously and reads the reply itself.
+  let synchronousActors = try BenchmarkWorker(.actors)
+  let readByCaller = SocketActorSystem(connection: synchronousActors.connection, reading: .byCaller)
+  let synchronousCalculator = try Calculator.resolve(id: Calculator.id, using: readByCaller)
+  let synchronous = nanosecondsPerCall(iterations: calls, rounds: 3) {
+    _ = try? callSynchronously { try await synchronousCalculator.add(1, 1) }
+  }
+  readByCaller.close()
+  await synchronousActors.stop()
+  rows.append(
+    Row(
+      name: "\(label) synchronous actor call, reply read by the caller", value: synchronous / 1000, unit: "µs",
+      baseline: rawTrip / 1000))
+
   let sink = try BenchmarkWorker(.sink)
   let batch = [Frame](repeating: Frame(kind: 0, payload: message), count: 64)
   let batches = 2_000

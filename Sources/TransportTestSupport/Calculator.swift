@@ -26,6 +26,11 @@ package distributed actor Calculator {
     return received
   }
 
+  /// A message: records `value` and sends nothing back.
+  package distributed func note(_ value: Int) {
+    received.append(value)
+  }
+
   package distributed func fail(_ message: String) throws {
     throw CalculatorError(message: message)
   }
@@ -34,6 +39,14 @@ package distributed actor Calculator {
   package distributed func hang() async throws {
     try await Task.sleep(for: .seconds(3600))
   }
+}
+
+extension Calculator: DirectlyCallable {
+  /// `add` and `note` are called directly; `record`, `fail` and `hang` by name.
+  package static let directTargets: [String: DirectTarget<Calculator>] = [
+    "add(_:_:)": DirectTarget { calculator, arguments in try await calculator.add(arguments.next(), arguments.next()) },
+    "note(_:)": DirectTarget { calculator, arguments in try await calculator.note(arguments.next()) },
+  ]
 }
 
 package struct CalculatorError: Error, CustomStringConvertible {

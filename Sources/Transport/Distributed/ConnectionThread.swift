@@ -35,8 +35,8 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     let nextDeadline: @Sendable () -> ContinuousClock.Instant?
     /// Runs whatever is due by now.
     let expire: @Sendable (ContinuousClock.Instant) -> Void
-    /// Runs once, when the connection has ended.
-    let end: @Sendable () -> Void
+    /// Runs once, when the connection has ended: with the error that ended it, if any.
+    let end: @Sendable (TransportError?) -> Void
   }
 
   init() {}
@@ -45,6 +45,15 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   /// due, so that a deadline set while the thread waits is never checked later than it falls.
   func start(reading reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
     DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers) }
+  }
+
+  /// Hands every job to the global executor from now on: for a connection that no thread of
+  /// this kind reads.
+  func stop() {
+    queue.withLock { queue in
+      queue.isReading = false
+      close(wakeup)
+    }
   }
 
   /// Whether the caller runs on this thread.
@@ -67,12 +76,27 @@ package final class ConnectionThread: TaskExecutor, Sendable {
 
   private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
     readerThread.store(UInt(pthread_self()), ordering: .relaxed)
-    defer { finish(handlers) }
+    var ending: TransportError?
+    defer { finish(handlers, ending) }
     let connection = reader.connection
+    /// Handles the next frame; false when the connection ended or must end.
+    func handleNext() -> Bool {
+      do throws(TransportError) {
+        guard let frame = try connection.receive() else { return false }
+        guard handlers.frame(frame) else {
+          ending = .malformed("the peer sent a message that is not part of the protocol")
+          return false
+        }
+        return true
+      } catch {
+        ending = error
+        return false
+      }
+    }
     while true {
       runQueuedJobs()
       if connection.hasBufferedFrame {
-        guard let frame = try? connection.receive(), handlers.frame(frame) else { return }
+        guard handleNext() else { return }
         continue
       }
       var descriptors = [
@@ -84,7 +108,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
       guard poll(&descriptors, 2, Self.milliseconds(wait)) >= 0 || errno == EINTR else { return }
       if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(wakeup) }
       if descriptors[0].revents != 0 {
-        guard let frame = try? connection.receive(), handlers.frame(frame) else { return }
+        guard handleNext() else { return }
       }
       handlers.expire(.now)
     }
@@ -103,8 +127,8 @@ package final class ConnectionThread: TaskExecutor, Sendable {
 
   /// Ends the connection's work, then hands every job, queued or still to come, to the
   /// global executor.
-  private func finish(_ handlers: Handlers) {
-    handlers.end()
+  private func finish(_ handlers: Handlers, _ error: TransportError?) {
+    handlers.end(error)
     let jobs = queue.withLock { queue in
       queue.isReading = false
       close(wakeup)

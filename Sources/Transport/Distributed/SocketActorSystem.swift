@@ -11,6 +11,15 @@ import Synchronization
 /// they were sent, on the thread that reads the connection (`executor`); a caller that prefers
 /// that executor resumes there too, so a call costs no thread hop on either side.
 ///
+/// A distributed method that returns nothing and cannot throw is a *message*: the call
+/// returns once it is written, and the peer sends nothing back. Messages and calls from one
+/// side start on the other in the order they were sent.
+///
+/// A system whose connection is `.readByCaller` has no reading thread: a call writes its
+/// request and reads the reply on the calling thread, so a synchronous caller
+/// (`callSynchronously`) pays no thread hop and no wake-up. Such a system only calls; it
+/// hosts no actors the peer could reach.
+///
 /// ```swift
 /// let system = SocketActorSystem(connection: try launch.connect())
 /// let counter = Counter(actorSystem: system)          // hosted here
@@ -24,15 +33,29 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   package typealias ResultHandler = SocketResultHandler
   package typealias SerializationRequirement = WireCodable
 
+  /// Who reads the connection.
+  package enum Reading: Sendable {
+    /// A thread of the system's own, which also runs the calls the peer makes.
+    case byThread
+    /// Each caller, for its own reply, one call at a time.
+    case byCaller
+  }
+
   /// How long a call may take before it fails with `RemoteCallError.deadlineExceeded`.
   package let callTimeout: Duration
+  package let reading: Reading
 
   private let writer: Mutex<Writer>
   /// Shuts the connection down without the writer's lock, which a blocked write may hold.
   private let shutdown: SocketShutdown
   private let state: Mutex<State>
+  /// The reading half, for a system read by its callers; nil for one read by its thread.
+  private let callerReading: Mutex<ConnectionHalf?>
+  /// Payload bytes written and read so far, for statistics.
+  private let traffic = Traffic()
   /// The thread that reads the connection, as an executor: calls from the peer run on it, and
   /// callers that prefer it (`withTaskExecutorPreference`) resume on it without a thread hop.
+  /// A system read by its callers has no such thread: its jobs run on the global executor.
   package let executor: ConnectionThread
 
   /// The writing half of the connection, and the numbers this side gave the targets it
@@ -52,9 +75,14 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   private struct IncomingCall: Sendable {
     let id: UInt64
     let actor: SocketActorID
-    /// The target's name: `RemoteCallTarget` is not `Sendable`, so the call carries its name.
-    let target: String
+    let target: UInt64
     let arguments: [UInt8]
+  }
+
+  /// A target the peer named, and how calls to it are made once the first one has run.
+  private struct KnownTarget {
+    let name: String
+    var resolution: TargetResolution?
   }
 
   /// How many calls to well-known actors that are not hosted yet may wait for them.
@@ -72,33 +100,59 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     /// behind them instead of starting at once, so that calls to one actor keep their order.
     var releasing = 0
     /// The targets the peer named, by the number it gave each.
-    var targets: [UInt64: String] = [:]
+    var targets: [UInt64: KnownTarget] = [:]
+    /// Targets resolved for `invokeLocally`, by name.
+    var local: [String: TargetResolution] = [:]
     var pending: [UInt64: PendingCall] = [:]
     var isClosed = false
   }
 
-  /// A system talking over `connection`, which must already be authenticated. Starts a
-  /// thread that reads the connection until the peer closes it.
-  package init(connection: FramedConnection, callTimeout: Duration = .seconds(10)) {
+  /// A system talking over `connection`, which must already be authenticated. Read by a
+  /// thread of its own (`.byThread`) until the peer closes it, or by its callers.
+  /// `onClose` runs once when the connection ends, with the error that ended it, if any.
+  package init(
+    connection: FramedConnection, callTimeout: Duration = .seconds(10), reading: Reading = .byThread,
+    onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
+  ) {
     self.callTimeout = callTimeout
+    self.reading = reading
     writer = Mutex(Writer(half: ConnectionHalf(connection: FramedConnection(connection.socket))))
     shutdown = connection.socket.shutdownHandle
     state = Mutex(State())
     executor = ConnectionThread()
-    // Weak: the reading thread must not keep alive a system that nobody uses.
-    executor.start(
-      reading: ConnectionHalf(connection: connection), idleWait: callTimeout,
-      handlers: ConnectionThread.Handlers(
-        frame: { [weak self] in self?.receive($0) ?? false },
-        nextDeadline: { [weak self] in self?.nextDeadline },
-        expire: { [weak self] in self?.expireCalls(at: $0) },
-        end: { [weak self] in self?.peerDidDisconnect() }))
+    switch reading {
+    case .byCaller:
+      callerReading = Mutex(ConnectionHalf(connection: connection))
+      closeHandler = onClose
+      executor.stop()
+    case .byThread:
+      callerReading = Mutex(nil)
+      closeHandler = nil
+      // Weak: the reading thread must not keep alive a system that nobody uses.
+      executor.start(
+        reading: ConnectionHalf(connection: connection), idleWait: callTimeout,
+        handlers: ConnectionThread.Handlers(
+          frame: { [weak self] in self?.receive($0) ?? false },
+          nextDeadline: { [weak self] in self?.nextDeadline },
+          expire: { [weak self] in self?.expireCalls(at: $0) },
+          end: { [weak self] error in
+            self?.peerDidDisconnect()
+            onClose(error)
+          }))
+    }
   }
+
+  /// For a system read by its callers: runs once, when a caller finds the connection ended.
+  private let closeHandler: (@Sendable (TransportError?) -> Void)?
 
   /// Stops talking to the peer: in-flight calls fail and the reader thread ends.
   package func close() {
     shutdown.shutdown()
   }
+
+  /// Payload bytes written to the peer and read from it so far.
+  package var bytesSent: Int { traffic.sent.load(ordering: .relaxed) }
+  package var bytesReceived: Int { traffic.received.load(ordering: .relaxed) }
 
   // MARK: Actor lifecycle
 
@@ -164,6 +218,10 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type
   ) async throws where Actor.ID == SocketActorID {
+    // Nothing can come back from a method that returns nothing and cannot throw: a message.
+    guard Failure.self != Never.self else {
+      return try post(actor.id, target: target, arguments: invocation.arguments.bytes)
+    }
     _ = try await call(actor.id, target: target, arguments: invocation.arguments.bytes)
   }
 
@@ -174,6 +232,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       state.nextCall += 1
       return state.nextCall
     }
+    if reading == .byCaller { return try callReadingReply(id, actor, target: target, arguments: arguments) }
     let identifier = target.identifier
     let deadline = ContinuousClock.now + callTimeout
     // Unsafe rather than checked: `pending` hands each continuation out exactly once (to the
@@ -187,19 +246,79 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       }
       guard !isClosed else { return continuation.resume(throwing: RemoteCallError.peerDisconnected) }
       do {
-        try writer.withLock { writer in
-          let number = writer.targets[identifier]
-          let assigned = number ?? UInt64(writer.targets.count)
-          if number == nil { writer.targets[identifier] = assigned }
-          let envelope = Envelope.call(
-            id: id, actor: actor, target: assigned, definition: number == nil ? identifier : nil,
-            arguments: arguments)
-          try writer.half.connection.send(envelope.frame)
-        }
+        try write(call: id, actor, target: target, arguments: arguments)
       } catch {
         fail(call: id, with: RemoteCallError.peerDisconnected)
       }
     }
+  }
+
+  /// Sends a message: a call whose id is 0, to which the peer sends no reply.
+  private func post(_ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]) throws {
+    do {
+      try write(call: 0, actor, target: target, arguments: arguments)
+    } catch {
+      throw RemoteCallError.peerDisconnected
+    }
+  }
+
+  /// Writes a call, naming its target by number, and by name too the first time.
+  private func write(call id: UInt64, _ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]) throws {
+    let identifier = target.identifier
+    try writer.withLock { writer in
+      let number = writer.targets[identifier]
+      let assigned = number ?? UInt64(writer.targets.count)
+      if number == nil { writer.targets[identifier] = assigned }
+      let envelope = Envelope.call(
+        id: id, actor: actor, target: assigned, definition: number == nil ? identifier : nil,
+        arguments: arguments)
+      let frame = envelope.frame
+      try writer.half.connection.send(frame)
+      traffic.sent.add(frame.payload.count, ordering: .relaxed)
+    }
+  }
+
+  /// A call on a system read by its callers: writes it and reads its reply on this thread,
+  /// holding the reading half, so that calls go one at a time. The socket's receive timeout
+  /// (`callTimeout`) bounds each read.
+  private func callReadingReply(
+    _ id: UInt64, _ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]
+  ) throws -> [UInt8] {
+    try callerReading.withLock { half in
+      guard let half, !state.withLock({ $0.isClosed }) else { throw RemoteCallError.peerDisconnected }
+      do {
+        try write(call: id, actor, target: target, arguments: arguments)
+        guard let frame = try half.connection.receive() else { throw RemoteCallError.peerDisconnected }
+        traffic.received.add(frame.payload.count, ordering: .relaxed)
+        switch try Envelope(frame) {
+        case let .reply(replyID, value) where replyID == id:
+          return value
+        case let .failure(replyID, message) where replyID == id:
+          throw RemoteCallError.remote(message)
+        case .reply, .failure, .call:
+          throw TransportError.malformed("a reply to another call, or a call, where the reply to \(target) was due")
+        }
+      } catch let error as RemoteCallError where error != .peerDisconnected {
+        throw error
+      } catch {
+        // The connection cannot be trusted any more: a late reply could be taken for the
+        // answer to the next call.
+        endReadingByCaller(error as? TransportError)
+        if case .timedOut? = error as? TransportError {
+          throw RemoteCallError.deadlineExceeded(target.description, callTimeout)
+        }
+        throw RemoteCallError.peerDisconnected
+      }
+    }
+  }
+
+  private func endReadingByCaller(_ error: TransportError?) {
+    shutdown.shutdown()
+    let wasOpen = state.withLock { state in
+      defer { state.isClosed = true }
+      return !state.isClosed
+    }
+    if wasOpen { closeHandler?(error) }
   }
 
   private func fail(call id: UInt64, with error: any Error) {
@@ -224,15 +343,18 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     }
   }
 
-  fileprivate func send(_ envelope: Envelope) throws {
+  /// Sends a reply or a failure.
+  func send(_ envelope: Envelope) throws {
     let frame = envelope.frame
     try writer.withLock { try $0.half.connection.send(frame) }
+    traffic.sent.add(frame.payload.count, ordering: .relaxed)
   }
 
   // MARK: Calls in
 
   /// Handles one frame from the peer on the reading thread; false ends the connection.
   private func receive(_ frame: Frame) -> Bool {
+    traffic.received.add(frame.payload.count, ordering: .relaxed)
     guard let envelope = try? Envelope(frame) else { return false }
     switch envelope {
     case let .call(id, actor, number, definition, arguments):
@@ -240,14 +362,14 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       let decision = state.withLock { state -> Decision in
         if let definition {
           guard state.targets[number] == nil, state.targets.count < Self.maximumTargets else { return .violation }
-          state.targets[number] = definition
+          state.targets[number] = KnownTarget(name: definition)
         }
-        guard let target = state.targets[number] else { return .violation }
-        let call = IncomingCall(id: id, actor: actor, target: target, arguments: arguments)
+        guard state.targets[number] != nil else { return .violation }
+        let call = IncomingCall(id: id, actor: actor, target: number, arguments: arguments)
         guard state.actors[actor] == nil, actor.number < SocketActorID.firstAssigned else {
           return state.releasing == 0 ? .start(call) : .queue(call)
         }
-        guard state.parked.count < Self.maximumParkedCalls else { return .refused }
+        guard state.parked.count < Self.maximumParkedCalls else { return id == 0 ? .violation : .refused }
         state.parked.append(call)
         return .parked
       }
@@ -263,7 +385,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       case .refused:
         try? send(.failure(id: id, message: "Too many calls wait for actors not hosted yet."))
       case .violation:
-        // A target number never named, or named twice: the peer is not speaking this protocol.
+        // A target number never named or named twice, or a message for an actor that is
+        // not here: the peer is not speaking this protocol.
         return false
       }
     case let .reply(id, value):
@@ -288,125 +411,69 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Runs `target` on the actor `id` of this process as a call from the peer would run, with
   /// `arguments` laid out as a caller's encoder lays them out, and drops the result: what
-  /// finding and invoking a distributed target costs, for the benchmark.
-  package func invokeLocally(_ id: SocketActorID, target: String, arguments: [UInt8]) async throws {
+  /// finding and invoking a distributed target costs, for the benchmark. `direct` resolves
+  /// the target as an incoming call does; otherwise it is found by name every time.
+  package func invokeLocally(_ id: SocketActorID, target: String, arguments: [UInt8], direct: Bool = false) async throws {
     guard let actor = state.withLock({ $0.actors[id] }) else { throw RemoteCallError.remote("No actor \(id).") }
     var decoder = SocketInvocationDecoder(arguments: arguments)
+    let target = RemoteCallTarget(target)
+    let resolution = state.withLock { $0.local[target.identifier] } ?? TargetResolution.resolve(target, on: actor)
+    state.withLock { $0.local[target.identifier] = resolution }
+    if direct, case let .direct(invoke) = resolution {
+      _ = try await invoke(actor, &decoder)
+      return
+    }
     try await executeDistributedTarget(
-      on: actor, target: RemoteCallTarget(target), invocationDecoder: &decoder,
-      handler: SocketResultHandler(system: nil, call: 0))
+      on: actor, target: target, invocationDecoder: &decoder, handler: SocketResultHandler(system: nil, call: 0))
+  }
+
+  /// How many of the targets the peer named are called directly (`DirectlyCallable`).
+  package var directTargetCount: Int {
+    state.withLock { state in
+      state.targets.values.count { if case .direct? = $0.resolution { true } else { false } }
+    }
   }
 
   /// The names of the targets this side has called, for `invokeLocally`.
   package var calledTargets: [String] { writer.withLock { Array($0.targets.keys) } }
 
   private func execute(_ call: IncomingCall) async {
-    let handler = SocketResultHandler(system: self, call: call.id)
-    guard let actor = state.withLock({ $0.actors[call.actor] }) else {
+    let handler = SocketResultHandler(system: call.id == 0 ? nil : self, call: call.id)
+    let (actor, known) = state.withLock { ($0.actors[call.actor], $0.targets[call.target]) }
+    guard let actor, let known else {
       try? send(.failure(id: call.id, message: "No actor \(call.actor) in this process."))
       return
     }
     var decoder = SocketInvocationDecoder(arguments: call.arguments)
     do {
-      try await executeDistributedTarget(
-        on: actor, target: RemoteCallTarget(call.target), invocationDecoder: &decoder, handler: handler)
+      let resolution = known.resolution ?? resolve(call.target, known.name, on: actor)
+      switch resolution {
+      case let .direct(invoke):
+        let result = try await invoke(actor, &decoder)
+        if call.id != 0 { try send(.reply(id: call.id, value: result?.bytes ?? [])) }
+      case .byName:
+        try await executeDistributedTarget(
+          on: actor, target: RemoteCallTarget(known.name), invocationDecoder: &decoder, handler: handler)
+      }
+    } catch where call.id == 0 {
+      // A message that does not decode cannot be answered: the peer is not speaking this
+      // protocol, and the connection ends.
+      close()
     } catch {
       try? send(.failure(id: call.id, message: "\(error)"))
     }
   }
-}
 
-/// The name of an actor, unique within its system: a number. Numbers below
-/// `SocketActorID.firstAssigned` are left for well-known actors that both processes name.
-package struct SocketActorID: Hashable, Codable, Sendable, CustomStringConvertible {
-  package let number: UInt64
-  package init(number: UInt64) { self.number = number }
-  package var description: String { "actor-\(number)" }
-
-  /// The first number `assignID` hands out.
-  package static let firstAssigned: UInt64 = 1 << 32
-}
-
-/// Why a remote call failed.
-package enum RemoteCallError: Error, Equatable, CustomStringConvertible {
-  /// The remote actor threw; its error's description.
-  case remote(String)
-  /// No reply came in time.
-  case deadlineExceeded(String, Duration)
-  /// The connection to the peer is gone.
-  case peerDisconnected
-
-  package var description: String {
-    switch self {
-    case let .remote(message): "The remote call threw: \(message)"
-    case let .deadlineExceeded(target, timeout): "No reply to \(target) within \(timeout)."
-    case .peerDisconnected: "The peer process disconnected; the call may or may not have run."
-    }
+  /// Decides once how calls to target `number` are made, and remembers it.
+  private func resolve(_ number: UInt64, _ name: String, on actor: any DistributedActor) -> TargetResolution {
+    let resolution = TargetResolution.resolve(RemoteCallTarget(name), on: actor)
+    state.withLock { $0.targets[number]?.resolution = resolution }
+    return resolution
   }
 }
 
-/// One direction of a connection, handed to exactly one owner.
-final class ConnectionHalf: @unchecked Sendable {
-  // Safe: the reading half is used only by the reader thread once the initializer hands it
-  // over; the writing half only inside the system's writer mutex. The two halves share the
-  // socket's descriptor, on which one reader and one writer may act at the same time.
-  let connection: FramedConnection
-  init(connection: FramedConnection) { self.connection = connection }
-}
-
-/// Records the arguments of a call, each written by its own layout, one after another.
-package struct SocketInvocationEncoder: DistributedTargetInvocationEncoder {
-  package typealias SerializationRequirement = WireCodable
-  var arguments = ByteWriter()
-
-  package mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
-    throw RemoteCallError.remote("Generic distributed methods are not supported.")
-  }
-
-  package mutating func recordArgument<Value: WireCodable>(_ argument: RemoteCallArgument<Value>) throws {
-    argument.value.write(to: &arguments)
-  }
-
-  package mutating func recordErrorType<E: Error>(_ type: E.Type) throws {}
-  package mutating func recordReturnType<R: WireCodable>(_ type: R.Type) throws {}
-  package mutating func doneRecording() throws {}
-}
-
-/// Reads a call's arguments, one at a time, in the order they were recorded.
-package struct SocketInvocationDecoder: DistributedTargetInvocationDecoder {
-  package typealias SerializationRequirement = WireCodable
-  var reader: ByteReader
-
-  init(arguments: [UInt8]) { reader = ByteReader(arguments) }
-
-  package mutating func decodeGenericSubstitutions() throws -> [any Any.Type] { [] }
-
-  package mutating func decodeNextArgument<Argument: WireCodable>() throws -> Argument {
-    try Argument(from: &reader)
-  }
-
-  package mutating func decodeErrorType() throws -> (any Any.Type)? { nil }
-  package mutating func decodeReturnType() throws -> (any Any.Type)? { nil }
-}
-
-/// Sends the outcome of a call back to the caller.
-package struct SocketResultHandler: DistributedTargetInvocationResultHandler {
-  package typealias SerializationRequirement = WireCodable
-  /// Where the outcome goes; nil drops it (`invokeLocally`).
-  let system: SocketActorSystem?
-  let call: UInt64
-
-  package func onReturn<Success: WireCodable>(value: Success) async throws {
-    var writer = ByteWriter()
-    value.write(to: &writer)
-    try system?.send(.reply(id: call, value: writer.bytes))
-  }
-
-  package func onReturnVoid() async throws {
-    try system?.send(.reply(id: call, value: []))
-  }
-
-  package func onThrow<Err: Error>(error: Err) async throws {
-    try system?.send(.failure(id: call, message: "\(error)"))
-  }
+/// Payload bytes written and read by a system.
+private final class Traffic: Sendable {
+  let sent = Atomic<Int>(0)
+  let received = Atomic<Int>(0)
 }

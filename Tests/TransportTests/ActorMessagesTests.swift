@@ -1,0 +1,123 @@
+import Distributed
+import Foundation
+import Synchronization
+import Testing
+import Transport
+import TransportTestSupport
+
+/// Messages, targets called directly, and systems read by their callers.
+@Suite struct ActorMessagesTests {
+  /// Two systems in this process over a socket pair; the callee hosts a `Calculator`.
+  private func connectedPair(
+    reading: SocketActorSystem.Reading = .byThread, callTimeout: Duration = .seconds(10),
+    onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
+  ) throws -> (caller: SocketActorSystem, callee: SocketActorSystem, calculator: Calculator) {
+    let (left, right) = try UnixSocket.pair()
+    let caller = SocketActorSystem(
+      connection: FramedConnection(left), callTimeout: callTimeout, reading: reading, onClose: onClose)
+    let callee = SocketActorSystem(connection: FramedConnection(right))
+    _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    return (caller, callee, try Calculator.resolve(id: Calculator.id, using: caller))
+  }
+
+  @Test func aMessageGetsNoReplyAndKeepsItsPlaceAmongCalls() async throws {
+    let (caller, callee, calculator) = try connectedPair()
+    defer {
+      caller.close()
+      callee.close()
+    }
+    let sentBefore = caller.bytesSent
+    for value in 1...100 { try await calculator.note(value) }
+    let receivedBefore = caller.bytesReceived
+    #expect(try await calculator.record(0) == Array(1...100) + [0])
+    // One reply came back, for `record`; the hundred messages were answered by nothing.
+    #expect(caller.bytesReceived - receivedBefore < 400)
+    #expect(caller.bytesSent > sentBefore)
+  }
+
+  @Test func listedTargetsAreCalledDirectlyAndTheRestByName() async throws {
+    let (caller, callee, calculator) = try connectedPair()
+    defer {
+      caller.close()
+      callee.close()
+    }
+    #expect(try await calculator.add(2, 3) == 5)
+    #expect(try await calculator.record(7) == [7])
+    try await calculator.note(8)
+    await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
+    #expect(try await calculator.record(9) == [7, 8, 9])
+    // `add` and `note` are listed; `record` and `fail` go through executeDistributedTarget.
+    #expect(callee.directTargetCount == 2)
+  }
+
+  @Test func aSystemReadByItsCallerAnswersSynchronouslyOnTheCallingThread() throws {
+    let (caller, callee, calculator) = try connectedPair(reading: .byCaller)
+    defer {
+      caller.close()
+      callee.close()
+    }
+    let thread = pthread_self()
+    for value in 1...50 {
+      let sum = try callSynchronously { try await calculator.add(value, 1) }
+      #expect(sum == value + 1)
+    }
+    let ranHere = try callSynchronously { pthread_equal(pthread_self(), thread) != 0 }
+    #expect(ranHere)
+    #expect(throws: RemoteCallError.remote("CalculatorError: boom")) {
+      try callSynchronously { try await calculator.fail("boom") }
+    }
+  }
+
+  @Test func aCallReadByItsCallerFailsAtItsDeadlineAndEndsTheConnection() throws {
+    let closed = Mutex<[String]>([])
+    let (caller, callee, calculator) = try connectedPair(
+      reading: .byCaller, callTimeout: .milliseconds(200), onClose: { error in closed.withLock { $0.append("\(error.map { "\($0)" } ?? "end")") } })
+    defer {
+      caller.close()
+      callee.close()
+    }
+    #expect {
+      try callSynchronously { try await calculator.hang() }
+    } throws: { error in
+      guard case .deadlineExceeded? = error as? RemoteCallError else { return false }
+      return true
+    }
+    // A late reply could be taken for the next call's: the connection is given up.
+    #expect(throws: RemoteCallError.peerDisconnected) { try callSynchronously { try await calculator.add(1, 1) } }
+    #expect(closed.withLock { $0.count } == 1)
+  }
+
+  @Test func aCallReadByItsCallerFailsAtOnceWhenThePeerGoes() throws {
+    let (caller, callee, calculator) = try connectedPair(reading: .byCaller, callTimeout: .seconds(3600))
+    defer { caller.close() }
+    #expect(try callSynchronously { try await calculator.add(1, 1) } == 2)
+    callee.close()
+    #expect(throws: RemoteCallError.peerDisconnected) { try callSynchronously { try await calculator.add(1, 1) } }
+  }
+
+  @Test func aMessageThatDoesNotDecodeEndsTheConnection() async throws {
+    let (left, right) = try UnixSocket.pair()
+    let system = SocketActorSystem(connection: FramedConnection(left))
+    defer { system.close() }
+    let callee = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    _ = callee
+    // A caller names `note` properly once, then the raw peer sends it with no argument.
+    let ended = Event<Bool>()
+    let (probeLeft, probeRight) = try UnixSocket.pair()
+    let namer = SocketActorSystem(connection: FramedConnection(probeLeft))
+    defer { namer.close() }
+    let recorder = FrameChannel(FramedConnection(probeRight), onFrame: { _ in }, onClose: { _ in })
+    defer { recorder.close() }
+    try await Calculator.resolve(id: Calculator.id, using: namer).note(1)
+    guard let name = namer.calledTargets.first else { Issue.record("no target was named"); return }
+    let peer = FrameChannel(
+      FramedConnection(right), onFrame: { _ in ended.fire(false) }, onClose: { _ in ended.fire(true) })
+    defer { peer.close() }
+    var writer = ByteWriter()
+    for field: UInt64 in [0, 0, Calculator.id.number, 0] { writer.write(field) }
+    writer.write(name)
+    writer.write(bytes: [])
+    try peer.send(Frame(kind: 0x10, payload: writer.bytes))
+    #expect(await ended.wait(atMost: .seconds(10)) == true)
+  }
+}
