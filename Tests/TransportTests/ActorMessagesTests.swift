@@ -61,8 +61,12 @@ import TransportTestSupport
       let sum = try callSynchronously { try await calculator.add(value, 1) }
       #expect(sum == value + 1)
     }
-    let ranHere = try callSynchronously { pthread_equal(pthread_self(), thread) != 0 }
-    #expect(ranHere)
+    // Still on this thread after the call: it never suspended, and nothing hopped.
+    let stayedHere = try callSynchronously {
+      _ = try await calculator.add(1, 1)
+      return pthread_equal(pthread_self(), thread) != 0
+    }
+    #expect(stayedHere)
     #expect(throws: RemoteCallError.remote("CalculatorError: boom")) {
       try callSynchronously { try await calculator.fail("boom") }
     }

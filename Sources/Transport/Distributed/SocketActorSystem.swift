@@ -312,6 +312,12 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     }
   }
 
+  /// For a system read by its callers: how long each read of a reply may wait from now on
+  /// (the kernel's `SO_RCVTIMEO`, so a read that finds its reply costs no extra system call).
+  package func setReplyTimeout(milliseconds: Int32) throws(TransportError) {
+    try callerReading.withLock { half throws(TransportError) in try half?.connection.setReceiveTimeout(milliseconds: milliseconds) }
+  }
+
   private func endReadingByCaller(_ error: TransportError?) {
     shutdown.shutdown()
     let wasOpen = state.withLock { state in
