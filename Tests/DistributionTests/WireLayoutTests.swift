@@ -43,40 +43,39 @@ import TransportTestSupport
     for message in Self.effectMessages { #expect(try roundTrip(message) == message) }
     let greeting = Wire.Greeting(layoutVersion: Wire.layoutVersion, boundary: "counter1", state: "A.State", action: "A.Action")
     #expect(try roundTrip(greeting) == greeting)
-    #expect(try roundTrip(Wire.Warning(message: "✗ warned")) == Wire.Warning(message: "✗ warned"))
+    let answer = Wire.Answer(warnings: ["✗ warned", ""], reply: .pong)
+    #expect(try roundTrip(answer) == answer)
+    let action = Wire.EffectAction(run: 1, sequence: 2, bytes: [3], outcome: nil)
+    #expect(try roundTrip(action) == action)
+    let question = Wire.Question(token: 1, revision: 2, key: "k", bytes: [9])
+    #expect(try roundTrip(question) == question)
   }
 
   /// With the host's dependencies unchanged, an action's request costs one byte more than it
   /// did before dependencies crossed.
   @Test func unchangedDependenciesCostOneByte() {
-    let bare = Wire.frame(Wire.Request.run(slot: [], baseVersion: 5, patch: nil, action: [1, 2], dependencies: nil))
+    let bare = Wire.encode(Wire.Request.run(slot: [], baseVersion: 5, patch: nil, action: [1, 2], dependencies: nil))
     // Tag, slot, version, patch flag, action (length and bytes), dependencies flag.
-    #expect(bare.payload.count == 1 + 1 + 1 + 1 + 3 + 1)
-  }
-
-  @Test func aFrameOfAnotherKindIsAProtocolViolation() {
-    let frame = Wire.frame(Wire.EffectMessage.start(run: 1))
-    #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: frame) }
+    #expect(bare.count == 1 + 1 + 1 + 1 + 3 + 1)
   }
 
   @Test func trailingBytesAreRejected() {
-    let frame = Wire.frame(Wire.Reply.dropped)
-    let padded = Frame(kind: frame.kind, payload: frame.payload + [0])
+    let padded = Wire.encode(Wire.Reply.dropped) + [0]
     #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: padded) }
   }
 
   @Test func deeplyNestedEffectsAreRejectedBeforeTheyExhaustTheStack() {
     var effect = PortableEffect.none
     for _ in 0..<10_000 { effect = .concatenate([effect]) }
-    let frame = Wire.frame(Wire.Reply.ran(Wire.Outcome(baseVersion: 1, version: 1, patch: nil, effect: effect)))
-    #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: frame) }
+    let bytes = Wire.encode(Wire.Reply.ran(Wire.Outcome(baseVersion: 1, version: 1, patch: nil, effect: effect)))
+    #expect(throws: DistributionError.self) { try Wire.decode(Wire.Reply.self, from: bytes) }
   }
 
   @Test func randomAndMutatedBytesNeverCrashTheReader() {
     var generator = SeededGenerator(seed: 4)
     let valid =
-      Self.replies.map { Wire.frame($0).payload } + Self.requests.map { Wire.frame($0).payload }
-      + Self.effectMessages.map { Wire.frame($0).payload }
+      Self.replies.map { Wire.encode($0) } + Self.requests.map { Wire.encode($0) }
+      + Self.effectMessages.map { Wire.encode($0) }
     var rejected = 0
     for round in 0..<20_000 {
       var bytes: [UInt8]
@@ -88,14 +87,13 @@ import TransportTestSupport
           bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
         }
       }
-      for kind: UInt8 in [Wire.Request.frameKind, Wire.Reply.frameKind, Wire.EffectMessage.frameKind] {
-        let frame = Frame(kind: kind, payload: bytes)
+      for decode in [
+        { _ = try Wire.decode(Wire.Request.self, from: $0) },
+        { _ = try Wire.decode(Wire.Reply.self, from: $0) },
+        { _ = try Wire.decode(Wire.EffectMessage.self, from: $0) },
+      ] as [([UInt8]) throws -> Void] {
         do {
-          switch kind {
-          case Wire.Request.frameKind: _ = try Wire.decode(Wire.Request.self, from: frame)
-          case Wire.Reply.frameKind: _ = try Wire.decode(Wire.Reply.self, from: frame)
-          default: _ = try Wire.decode(Wire.EffectMessage.self, from: frame)
-          }
+          try decode(bytes)
         } catch {
           rejected += 1
         }
@@ -105,7 +103,7 @@ import TransportTestSupport
     #expect(rejected > 20_000)
   }
 
-  private func roundTrip<Message: WireMessage>(_ message: Message) throws -> Message {
-    try Wire.decode(Message.self, from: Wire.frame(message))
+  private func roundTrip<Message: WireCodable>(_ message: Message) throws -> Message {
+    try Wire.decode(Message.self, from: Wire.encode(message))
   }
 }

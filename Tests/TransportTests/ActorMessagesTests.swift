@@ -99,6 +99,24 @@ import TransportTestSupport
     #expect(throws: RemoteCallError.peerDisconnected) { try callSynchronously { try await calculator.add(1, 1) } }
   }
 
+  @Test func theEndOfTheConnectionLetsTheHostedActorsAndTheSystemGo() async throws {
+    let (left, right) = try UnixSocket.pair()
+    let ended = Event<Bool>()
+    weak var weakSystem: SocketActorSystem?
+    weak var weakActor: Calculator?
+    do {
+      let system = SocketActorSystem(connection: FramedConnection(right), onClose: { _ in ended.fire(true) })
+      let actor = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+      (weakSystem, weakActor) = (system, actor)
+    }
+    #expect(weakActor != nil)
+    left.close()
+    #expect(await ended.wait(atMost: .seconds(10)) == true)
+    // Hosted actors and their system hold each other: only the end of the connection frees them.
+    #expect(weakActor == nil)
+    #expect(weakSystem == nil)
+  }
+
   @Test func aMessageThatDoesNotDecodeEndsTheConnection() async throws {
     let (left, right) = try UnixSocket.pair()
     let system = SocketActorSystem(connection: FramedConnection(left))

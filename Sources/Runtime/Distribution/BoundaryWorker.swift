@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 internal import Transport
@@ -35,7 +36,9 @@ public enum BoundaryWorker {
     try serve(root, boundary: path, control: control, effects: effects)
   }
 
-  /// Serves `boundary` of `root` until the host closes the control connection.
+  /// Serves `boundary` of `root` until the host closes the control connection: hosts the
+  /// boundary's `BoundaryEndpoint` on the control connection and its `WorkerEffectsEndpoint`
+  /// on the effects connection, and calls the host's `HostEndpoint`.
   static func serve<Root: Reducer>(
     _ root: Root, boundary path: String, control: FramedConnection, effects: FramedConnection
   ) throws {
@@ -45,26 +48,21 @@ public enum BoundaryWorker {
       throw DistributionError.unknownBoundary(path, known: root.boundaries.map(\.path))
     }
     let server = try make(effects)
-    try control.send(Wire.frame(server.greeting))
-    while let frame = try control.receive() {
-      let frames: [Frame]
-      do {
-        frames = server.handle(try Wire.decode(Wire.Request.self, from: frame))
-      } catch {
-        frames = [Wire.frame(Wire.Reply.failed("\(error)"))]
-      }
-      try control.send(frames)
-    }
+    let ended = DispatchSemaphore(value: 0)
+    let system = SocketActorSystem(connection: control, onClose: { _ in ended.signal() })
+    let endpoint = system.hosting(BoundaryEndpoint.id) { BoundaryEndpoint(serving: server, actorSystem: $0) }
+    ended.wait()
     server.stop()
+    withExtendedLifetime(endpoint) {}
   }
 }
 
 /// Serves one boundary's requests.
-protocol BoundaryServer {
+protocol BoundaryServer: Sendable {
   /// What the worker tells the host it serves.
   var greeting: Wire.Greeting { get }
-  /// The reply to `request`, after the runtime warnings raised while handling it.
-  func handle(_ request: Wire.Request) -> [Frame]
+  /// The reply to `request`, with the runtime warnings raised while handling it.
+  func handle(_ request: Wire.Request) -> Wire.Answer
   func stop()
 }
 
@@ -140,7 +138,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     }
     self.states = states
     self.actions = actions
-    self.runner = WorkerEffects(effects)
+    self.runner = try WorkerEffects(effects)
     self.boundary = boundary
     var base = DependencyValues.current.withFreshDefaults()
     base.continuousClock = HostClock(effects: runner)
@@ -149,7 +147,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     runner.precomputer = self
   }
 
-  func handle(_ request: Wire.Request) -> [Frame] {
+  func handle(_ request: Wire.Request) -> Wire.Answer {
     let warnings = CollectedWarnings()
     let reply = withRuntimeWarningHandler(warnings.append) {
       withCore { core -> Wire.Reply in
@@ -170,9 +168,8 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         }
       }
     }
-    // The host takes at most so many before a reply; more would only repeat.
-    let sent = warnings.all.prefix(WorkerLink.maximumWarnings)
-    return sent.map { Wire.frame(Wire.Warning(message: $0)) } + [Wire.frame(reply)]
+    // The host takes at most so many with a reply; more would only repeat.
+    return Wire.Answer(warnings: Array(warnings.all.prefix(WorkerLink.maximumWarnings)), reply: reply)
   }
 
   func stop() { runner.stop() }

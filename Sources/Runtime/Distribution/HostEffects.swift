@@ -7,6 +7,9 @@ internal import Transport
 /// worker when each was processed, sleeps on the host's clock for it, and cancels the body
 /// when the proxy is cancelled. It also answers the worker's questions about crossing
 /// dependencies, from `dependencies`.
+///
+/// On the connection, the worker's messages arrive at the host's `HostEndpoint`, and the
+/// host's go to the worker's `WorkerEffectsEndpoint`.
 final class HostEffects: Sendable {
   private enum Delivery: Sendable {
     case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?)
@@ -49,7 +52,8 @@ final class HostEffects: Sendable {
   }
 
   private let state = Mutex(State())
-  private let channel: FrameChannel
+  private let system: SocketActorSystem
+  private let worker: WorkerEffectsEndpoint
   private let boundary: String
   /// The host's dependency values this worker was told of, which its questions are about.
   let dependencies: DependencyTable
@@ -64,24 +68,28 @@ final class HostEffects: Sendable {
     _ connection: FramedConnection, boundary: String, onClose: @escaping @Sendable () -> Void,
     onFault: @escaping @Sendable (_ reason: String) -> Void,
     onLost: @escaping @Sendable (_ count: Int) -> Void
-  ) {
+  ) throws {
     self.onLost = onLost
     self.onFault = onFault
     self.boundary = boundary
     self.dependencies = DependencyTable(boundary: boundary)
     // The reader starts before `self` exists; it finds `self` through this box.
     let box = WeakBox<HostEffects>()
-    channel = FrameChannel(
-      connection,
-      onFrame: { frame in box.value?.receive(frame) },
+    system = SocketActorSystem(
+      connection: connection,
       onClose: { error in
         // Closed while the host still used it: the worker crashed, or refused the host's
-        // bytes. Either way the worker is done for.
-        if box.value?.isOpen ?? false { onFault(error.map { "its effects connection failed: \($0)" } ?? "it closed its effects connection") }
+        // bytes. Either way the worker's actors are gone, and so is the worker.
+        if box.value?.isOpen ?? false {
+          onFault(error.map { "its effects endpoint failed: \($0)" } ?? "its effects endpoint ended (the connection closed)")
+        }
         onClose()
         box.value?.close()
       })
+    worker = try WorkerEffectsEndpoint.resolve(id: WorkerEffectsEndpoint.id, using: system)
     box.value = self
+    // The system keeps the endpoint the worker sends to; the endpoint finds `self` through the box.
+    _ = system.hosting(HostEndpoint.id) { HostEndpoint(effects: box, actorSystem: $0) }
   }
 
   /// The host's stand-in for the worker's effect body `run`.
@@ -177,7 +185,7 @@ final class HostEffects: Sendable {
     // Nothing will settle in a worker that is gone.
     waiting?.remoteWorkDidSettle()
     for proxy in proxies { proxy.finish() }
-    channel.close()
+    system.close()
     return proxies
   }
 
@@ -199,13 +207,7 @@ final class HostEffects: Sendable {
     close()
   }
 
-  private func receive(_ frame: Frame) {
-    let message: Wire.EffectMessage
-    do {
-      message = try Wire.decode(Wire.EffectMessage.self, from: frame)
-    } catch {
-      return fail("its effect message does not decode: \(error)")
-    }
+  func receive(_ message: Wire.EffectMessage) {
     // Messages about runs that ended are normal races; about runs never started, made up.
     let made = state.withLock { state -> Bool in
       switch message {
@@ -258,7 +260,7 @@ final class HostEffects: Sendable {
   /// Sends `message`; one that can wake a worker's effect body keeps `executor` (a test
   /// store's) from settling until the worker says it has.
   private func send(_ message: Wire.EffectMessage, for executor: EffectExecutor? = nil) {
-    var frames = [Wire.frame(message)]
+    var messages = [message]
     if message.wakesWorker {
       let (starts, asks) = state.withLock { state -> (Bool, Bool) in
         state.wakes += 1
@@ -267,13 +269,13 @@ final class HostEffects: Sendable {
         defer { state.asksForReports = true }
         return (true, !state.asksForReports)
       }
-      if asks { frames.insert(Wire.frame(Wire.EffectMessage.reportSettling), at: 0) }
+      if asks { messages.insert(.reportSettling, at: 0) }
       if starts { executor?.remoteWorkDidStart() }
     }
     // A write that fails (the worker is gone, or stopped reading past the send timeout)
     // ends the connection; the worker is then restarted like a crashed one.
     do {
-      try channel.send(frames)
+      for message in messages { try worker.post(message) }
     } catch where state.withLock({ $0.phase == .open }) {
       fail("a write to its effects connection failed: \(error)")
     } catch {

@@ -4,9 +4,7 @@ internal import Transport
 // order. Optionals are a flag then the value; lists are a count then the items. Readers check
 // every length and tag, and nest effects no deeper than `PortableEffect.maximumDepth`.
 
-extension Wire.Request: WireMessage {
-  static let frameKind: UInt8 = 0x20
-
+extension Wire.Request: WireCodable {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .run(slot, baseVersion, patch, action, dependencies):
@@ -38,9 +36,7 @@ extension Wire.Request: WireMessage {
   }
 }
 
-extension Wire.Reply: WireMessage {
-  static let frameKind: UInt8 = 0x21
-
+extension Wire.Reply: WireCodable {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .ran(outcome):
@@ -72,9 +68,7 @@ extension Wire.Reply: WireMessage {
   }
 }
 
-extension Wire.EffectMessage: WireMessage {
-  static let frameKind: UInt8 = 0x22
-
+extension Wire.EffectMessage: WireCodable {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .start(run): writer.write(tag: 0, run)
@@ -134,9 +128,7 @@ extension Wire.EffectMessage: WireMessage {
   }
 }
 
-extension Wire.Greeting: WireMessage {
-  static let frameKind: UInt8 = 0x23
-
+extension Wire.Greeting: WireCodable {
   func write(to writer: inout ByteWriter) {
     writer.write(layoutVersion)
     writer.write(boundary)
@@ -151,12 +143,48 @@ extension Wire.Greeting: WireMessage {
   }
 }
 
-extension Wire.Warning: WireMessage {
-  static let frameKind: UInt8 = 0x24
+extension Wire.Answer: WireCodable {
+  func write(to writer: inout ByteWriter) {
+    writer.write(list: warnings)
+    reply.write(to: &writer)
+  }
 
-  func write(to writer: inout ByteWriter) { writer.write(message) }
+  init(from reader: inout ByteReader) throws(TransportError) {
+    warnings = try reader.readList(String.self)
+    reply = try Wire.Reply(from: &reader)
+  }
+}
 
-  init(from reader: inout ByteReader) throws(TransportError) { message = try reader.readString() }
+extension Wire.EffectAction: WireCodable {
+  func write(to writer: inout ByteWriter) {
+    writer.write(run)
+    writer.write(sequence)
+    writer.write(bytes: bytes)
+    writer.write(optional: outcome)
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    run = try reader.readUInt64()
+    sequence = try reader.readUInt64()
+    bytes = try reader.readBytes()
+    outcome = try reader.readOptional(Wire.Outcome.self)
+  }
+}
+
+extension Wire.Question: WireCodable {
+  func write(to writer: inout ByteWriter) {
+    writer.write(token)
+    writer.write(revision)
+    writer.write(key)
+    writer.write(bytes: bytes)
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    token = try reader.readUInt64()
+    revision = try reader.readUInt64()
+    key = try reader.readString()
+    bytes = try reader.readBytes()
+  }
 }
 
 extension Wire.DependencyHeader: WireField {
@@ -175,7 +203,7 @@ extension Wire.DependencyHeader: WireField {
   }
 }
 
-extension Wire.DependencyAnswer: WireField {
+extension Wire.DependencyAnswer: WireCodable {
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .answered(bytes, warnings):

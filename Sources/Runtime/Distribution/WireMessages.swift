@@ -1,8 +1,10 @@
 internal import Transport
 
-/// The messages between the host and a worker. The control connection carries one request and
-/// its reply at a time, synchronously inside the host's reducer; the effects connection carries
-/// everything that happens later, in both directions.
+/// The messages between the host and a worker: the arguments and results of the endpoints'
+/// distributed methods. On the control connection the host calls the worker's
+/// `BoundaryEndpoint` with one request at a time, synchronously inside its reducer; on the
+/// effects connection the `HostEndpoint` and the `WorkerEffectsEndpoint` send each other
+/// everything that happens later.
 ///
 /// Every action pays for these messages twice, so they lay out their own bytes (see
 /// `WireLayout.swift`) instead of going through `Codable`.
@@ -13,9 +15,9 @@ enum Wire {
   /// The layout of these messages; a worker of another layout is refused at its greeting.
   static let layoutVersion: UInt64 = 5
 
-  /// Worker → host, the first frame on the control connection: what the worker serves, so
-  /// that a worker built from other code is refused before it sees an action.
-  struct Greeting: Equatable, CustomStringConvertible {
+  /// Worker → host, the answer to the host's first call: what the worker serves, so that a
+  /// worker built from other code is refused before it sees an action.
+  struct Greeting: Equatable, Sendable, CustomStringConvertible {
     var layoutVersion = Wire.layoutVersion
     var boundary: String
     var state: String
@@ -37,8 +39,8 @@ enum Wire {
     }
   }
 
-  /// Host → worker, on the control connection.
-  enum Request: Equatable {
+  /// Host → worker: `BoundaryEndpoint.handle(_:)`.
+  enum Request: Equatable, Sendable {
     /// Bring `slot` from `baseVersion` up to date with `patch` if any, then run `action` with
     /// the host's dependencies: those of `dependencies`, or the last ones sent when nil.
     case run(
@@ -49,8 +51,8 @@ enum Wire {
     case ping
   }
 
-  /// Worker → host, on the control connection.
-  enum Reply: Equatable {
+  /// Worker → host: what `BoundaryEndpoint.handle(_:)` replies, inside an `Answer`.
+  enum Reply: Equatable, Sendable {
     /// The action ran, with this outcome.
     case ran(Outcome)
     /// The worker's copy is not at the version the request was based on.
@@ -64,7 +66,7 @@ enum Wire {
   /// What a worker needs to know of the host's dependency values at a boundary; sent with a
   /// `run` request only when they changed since the last one sent on the link (always on a
   /// fresh link), so that an unchanged set costs one byte.
-  struct DependencyHeader: Equatable {
+  struct DependencyHeader: Equatable, Sendable {
     /// The values' `DependencyValues.revision`: the worker's questions name it, so that the
     /// host answers with the values in force when the reducer or effect that asks started.
     var revision: UInt64
@@ -78,7 +80,7 @@ enum Wire {
   }
 
   /// Host → worker: the answer to a worker's question about a crossing dependency.
-  enum DependencyAnswer: Equatable {
+  enum DependencyAnswer: Equatable, Sendable {
     /// The encoded answer, and the runtime warnings the host's value raised while answering,
     /// which the worker reports as its own.
     case answered([UInt8], warnings: [String])
@@ -86,14 +88,32 @@ enum Wire {
     case refused(String)
   }
 
-  /// Worker → host, on the control connection, before the reply to a request: a runtime
-  /// warning raised while the worker handled it, for the host to report.
-  struct Warning: Equatable {
-    var message: String
+  /// Worker → host: the reply to a request, and the runtime warnings the worker raised while
+  /// it handled the request, for the host to report.
+  struct Answer: Equatable, Sendable {
+    var warnings: [String]
+    var reply: Reply
   }
 
-  /// Either way, on the effects connection.
-  enum EffectMessage: Equatable {
+  /// Worker → host: `HostEndpoint.action(_:)`, an effect action and its outcome.
+  struct EffectAction: Equatable, Sendable {
+    var run: UInt64
+    var sequence: UInt64
+    var bytes: [UInt8]
+    var outcome: Outcome?
+  }
+
+  /// Worker → host: `HostEndpoint.question(_:)`, a call on a crossing dependency.
+  struct Question: Equatable, Sendable {
+    var token: UInt64
+    var revision: UInt64
+    var key: String
+    var bytes: [UInt8]
+  }
+
+  /// Either way, on the effects connection: what the endpoints' messages say, as the two
+  /// sides' effect bookkeeping handles them.
+  enum EffectMessage: Equatable, Sendable {
     /// Host → worker: start the effect body `run`.
     case start(run: UInt64)
     /// Host → worker: cancel `run`.
@@ -143,39 +163,29 @@ enum Wire {
   /// changed by `patch` if it changed, and the child's effects are `effect`. A request's reply
   /// carries one; so does an effect's action, so that the host need not ask when its copy of
   /// the slot is still at `baseVersion`.
-  struct Outcome: Equatable {
+  struct Outcome: Equatable, Sendable {
     var baseVersion: UInt64
     var version: UInt64
     var patch: StatePatch?
     var effect: PortableEffect
   }
 
-  static func frame<Message: WireMessage>(_ message: Message) -> Frame {
+  /// The bytes of `message`.
+  static func encode(_ message: some WireCodable) -> [UInt8] {
     var writer = ByteWriter()
     message.write(to: &writer)
-    return Frame(kind: Message.frameKind, payload: writer.bytes)
+    return writer.bytes
   }
 
-  static func decode<Message: WireMessage>(
-    _: Message.Type, from frame: Frame
-  ) throws(DistributionError) -> Message {
-    guard frame.kind == Message.frameKind else {
-      throw .protocolViolation("expected a \(Message.self) frame (kind \(Message.frameKind)), got kind \(frame.kind)")
-    }
+  /// The message in `bytes`, all of them.
+  static func decode<Message: WireCodable>(_: Message.Type, from bytes: [UInt8]) throws(DistributionError) -> Message {
     do {
-      var reader = ByteReader(frame.payload)
+      var reader = ByteReader(bytes)
       let message = try Message(from: &reader)
       guard reader.isAtEnd else { throw TransportError.malformed("bytes left over after the message") }
       return message
     } catch {
-      throw .protocolViolation("a \(Message.self) frame does not decode: \(error)")
+      throw .protocolViolation("a \(Message.self) does not decode: \(error)")
     }
   }
-}
-
-/// A message that lays out its own bytes on the wire.
-protocol WireMessage {
-  static var frameKind: UInt8 { get }
-  func write(to writer: inout ByteWriter)
-  init(from reader: inout ByteReader) throws(TransportError)
 }

@@ -12,6 +12,9 @@ internal import Transport
 /// The same connection carries the worker's questions about crossing dependencies and the
 /// host's answers (`ask`), and the runtime warnings effect bodies raise, which the host
 /// reports where the body's proxy runs.
+///
+/// On the connection, the host's messages arrive at this worker's `WorkerEffectsEndpoint`, and
+/// this worker's go to the host's `HostEndpoint`.
 final class WorkerEffects: Sendable {
   typealias Body = @Sendable (_ forward: @escaping @Sendable ([UInt8]) async -> Void) async -> Void
 
@@ -47,7 +50,8 @@ final class WorkerEffects: Sendable {
   }
 
   private let state = Mutex(State())
-  private let channel: Mutex<FrameChannel?> = Mutex(nil)
+  private let system: SocketActorSystem
+  private let host: HostEndpoint
   private let reference = Mutex(PrecomputerReference())
   /// Where effect bodies run: it knows when they are all finished or waiting.
   private let executor = EffectExecutor()
@@ -58,12 +62,14 @@ final class WorkerEffects: Sendable {
     set { reference.withLock { $0.precomputer = newValue } }
   }
 
-  init(_ connection: FramedConnection) {
-    let channel = FrameChannel(
-      connection,
-      onFrame: { [weak self] frame in self?.receive(frame) },
-      onClose: { [weak self] _ in self?.stop() })
-    self.channel.withLock { $0 = channel }
+  init(_ connection: FramedConnection) throws {
+    // The system starts reading before `self` exists; its handlers find `self` through this box.
+    let box = WeakBox<WorkerEffects>()
+    system = SocketActorSystem(connection: connection, onClose: { _ in box.value?.stop() })
+    host = try HostEndpoint.resolve(id: HostEndpoint.id, using: system)
+    box.value = self
+    // The system keeps the endpoint the host sends to; the endpoint finds `self` through the box.
+    _ = system.hosting(WorkerEffectsEndpoint.id) { WorkerEffectsEndpoint(effects: box, actorSystem: $0) }
     executor.onChange { [weak self] in self?.reportIfSettled() }
   }
 
@@ -160,19 +166,14 @@ final class WorkerEffects: Sendable {
     for continuation in waiting { continuation.resume() }
     for pending in sleeping { pending.end(throwing: CancellationError()) }
     for pending in asking { pending.fulfil(nil) }
-    channel.withLock { $0?.close() }
+    system.close()
   }
 
   /// A message the worker cannot make sense of ends its effects connection, and with it the
   /// worker: the host restarts it from its own copy rather than trust a copy that may have
   /// gone astray. Messages about runs or sleeps that ended already are normal races and are
   /// let pass; ones about runs, actions or sleeps that never existed are not.
-  private func receive(_ frame: Frame) {
-    guard let message = try? Wire.decode(Wire.EffectMessage.self, from: frame)
-    else {
-      stop()
-      return
-    }
+  func receive(_ message: Wire.EffectMessage) {
     let isKnown = state.withLock { state in
       switch message {
       case let .start(run): state.kept[run] != nil
@@ -271,10 +272,9 @@ final class WorkerEffects: Sendable {
   }
 
   private func send(_ message: Wire.EffectMessage) {
-    let frame = Wire.frame(message)
     // A failed send means the host closed this connection: it retired this worker or is gone,
     // and the end of the control connection stops the worker.
-    channel.withLock { _ = try? $0?.send(frame) }
+    try? host.post(message)
   }
 }
 

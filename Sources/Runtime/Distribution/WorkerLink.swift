@@ -23,8 +23,9 @@ struct WorkerStalled: Error, CustomStringConvertible {
   var description: String { "worker \(pid) did not answer within \(deadline)" }
 }
 
-/// One running worker as the host holds it: its process, the control connection for
-/// synchronous requests, and the effects connection.
+/// One running worker as the host holds it: its process, its `BoundaryEndpoint` that the
+/// host's reducers call synchronously on the control connection (read by the caller: no
+/// thread of its own, no hop), and its effects.
 ///
 /// A link that failed once — a request that timed out, bytes that did not decode, a
 /// connection that broke — is never used again: its worker is killed, so that a late reply
@@ -32,9 +33,9 @@ struct WorkerStalled: Error, CustomStringConvertible {
 final class WorkerLink: Sendable {
   let process: WorkerProcess
   let effects: HostEffects
-  private let control: Locked<FramedConnection>
-  /// Shuts the control socket down while a request may hold `control`.
-  private let controlShutdown: SocketShutdown
+  /// The worker's endpoint; its lock lets the liveness probe skip a link busy with a request.
+  private let control: Locked<BoundaryEndpoint>
+  private let controlSystem: SocketActorSystem
   private let boundary: String
   private let deadline: Duration
   /// Why the link was given up, once it was.
@@ -69,21 +70,31 @@ final class WorkerLink: Sendable {
       }
       control = try acceptor.accept(onRefused: refused)
       effects = try acceptor.accept(onRefused: refused)
-      try Self.check(greetingOn: control, from: process, plan: plan, before: acceptor.deadline)
       // Every request has a deadline; so has every write, to a worker that stopped reading.
-      try control.setReceiveTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      // The first, the greeting, may take what is left of the start-up deadline.
+      let startup = max(1, ContinuousClock.now.duration(to: acceptor.deadline).wholeMilliseconds)
+      try control.setReceiveTimeout(milliseconds: startup)
       try control.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
       try effects.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
     } catch {
       process.kill()
       throw Self.unavailable(plan, process, error)
     }
+    controlSystem = SocketActorSystem(connection: control, callTimeout: plan.deadline, reading: .byCaller)
+    do {
+      let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: controlSystem)
+      try Self.check(greetingOf: endpoint, from: process, plan: plan)
+      try controlSystem.setReplyTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      self.control = Locked(endpoint)
+    } catch {
+      controlSystem.close()
+      process.kill()
+      throw Self.unavailable(plan, process, error)
+    }
     self.process = process
-    self.control = Locked(control)
-    controlShutdown = control.socket.shutdownHandle
     let pid = process.pid
     let fault = fault
-    self.effects = HostEffects(
+    self.effects = try HostEffects(
       effects, boundary: plan.boundary,
       onClose: { plan.report(.workerExited(boundary: plan.boundary, pid: pid)) },
       onFault: { reason in
@@ -106,29 +117,20 @@ final class WorkerLink: Sendable {
   /// Refuses a worker that does not say it serves the expected boundary: one built from other
   /// code.
   private static func check(
-    greetingOn control: FramedConnection, from process: WorkerProcess, plan: WorkerLaunchPlan,
-    before deadline: ContinuousClock.Instant
+    greetingOf endpoint: BoundaryEndpoint, from process: WorkerProcess, plan: WorkerLaunchPlan
   ) throws {
     let expected = plan.expected
     let name = process.name
     let rebuild = "rebuild \(plan.command.executable.lastPathComponent) with the host (\"./compose.sh run\" builds both)"
-    let frame: Frame?
+    let greeting: Wire.Greeting
     do {
-      frame = try control.receive(within: max(1, ContinuousClock.now.duration(to: deadline).wholeMilliseconds))
+      greeting = try callSynchronously { try await endpoint.greeting() }
+    } catch RemoteCallError.peerDisconnected {
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
     } catch {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
-    }
-    guard let frame else {
-      throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
-    }
-    let greeting: Wire.Greeting
-    do {
-      greeting = try Wire.decode(Wire.Greeting.self, from: frame)
-    } catch {
-      throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) sent no greeting the host understands (\(error)); \(rebuild)")
     }
     guard greeting == expected else {
       throw DistributionError.workerUnavailable(
@@ -137,14 +139,13 @@ final class WorkerLink: Sendable {
     }
   }
 
-  /// Sends `request` and waits for the reply on the calling thread, at most for the
-  /// boundary's deadline: no thread hop on the path of an action. Returns the reply, the
-  /// runtime warnings the worker raised while handling the request, and the payload bytes
-  /// sent and received. Any failure gives the link up.
+  /// Calls the worker's endpoint with `request` and waits for the answer on the calling
+  /// thread, at most for the boundary's deadline: no thread hop on the path of an action.
+  /// Returns the reply, the runtime warnings the worker raised while handling the request,
+  /// and the bytes sent and received. Any failure gives the link up.
   func request(_ request: Wire.Request) throws -> Exchange {
     if let reason = fault.withLock({ $0 }) { throw unavailable(reason) }
-    let frame = Wire.frame(request)
-    return try givingUpOnFailure { try control.withLock { control in try exchange(frame, on: control) } }
+    return try givingUpOnFailure { try control.withLock { endpoint in try exchange(request, with: endpoint) } }
   }
 
   /// Checks that the worker still answers within its deadline on its effects connection, and
@@ -156,11 +157,10 @@ final class WorkerLink: Sendable {
     try givingUpOnFailure {
       // Effects move on their own connection, which may stop while requests still pass.
       guard effects.answersPing(within: deadline) else {
-        throw TransportError.timedOut(path: "the effects connection of worker \(pid)", milliseconds: deadline.wholeMilliseconds)
+        throw RemoteCallError.deadlineExceeded("the effects endpoint of worker \(pid)", deadline)
       }
       guard lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
-      let frame = Wire.frame(Wire.Request.ping)
-      let reply = try control.withLockIfAvailable { control in try exchange(frame, on: control).reply }
+      let reply = try control.withLockIfAvailable { endpoint in try exchange(.ping, with: endpoint).reply }
       guard reply == nil || reply == .pong else {
         throw DistributionError.protocolViolation("worker \(pid) answered a ping with \(reply.map(String.init(describing:)) ?? "")")
       }
@@ -172,7 +172,7 @@ final class WorkerLink: Sendable {
   private func givingUpOnFailure<Result>(_ body: () throws -> Result) throws -> Result {
     do {
       return try body()
-    } catch TransportError.timedOut {
+    } catch RemoteCallError.deadlineExceeded {
       abandon(because: "it stalled")
       throw WorkerStalled(pid: pid, deadline: deadline)
     } catch {
@@ -191,28 +191,25 @@ final class WorkerLink: Sendable {
     let received: Int
   }
 
-  /// How many warnings may come before one reply: far more than a reducer raises for one
+  /// How many warnings may come with one reply: far more than a reducer raises for one
   /// action, and few enough that a worker cannot flood the host with them.
   static let maximumWarnings = 64
 
-  private func exchange(_ frame: Frame, on control: FramedConnection) throws -> Exchange {
-    try control.send(frame)
-    var warnings: [String] = []
-    var received = 0
-    while true {
-      guard let reply = try control.receive() else { throw unavailable("the worker closed its connection") }
-      received += reply.payload.count
-      guard reply.kind == Wire.Warning.frameKind else {
-        lastAnswer.withLock { $0 = .now }
-        return Exchange(
-          reply: try Wire.decode(Wire.Reply.self, from: reply), warnings: warnings, sent: frame.payload.count,
-          received: received)
-      }
-      guard warnings.count < Self.maximumWarnings else {
-        throw DistributionError.protocolViolation("worker \(pid) sent more than \(Self.maximumWarnings) warnings with one reply")
-      }
-      warnings.append(try Wire.decode(Wire.Warning.self, from: reply).message)
+  private func exchange(_ request: Wire.Request, with endpoint: BoundaryEndpoint) throws -> Exchange {
+    let (sent, received) = (controlSystem.bytesSent, controlSystem.bytesReceived)
+    let answer: Wire.Answer
+    do {
+      answer = try callSynchronously { try await endpoint.handle(request) }
+    } catch RemoteCallError.peerDisconnected {
+      throw unavailable("its boundary endpoint ended (the connection closed)")
     }
+    guard answer.warnings.count <= Self.maximumWarnings else {
+      throw DistributionError.protocolViolation("worker \(pid) sent more than \(Self.maximumWarnings) warnings with one reply")
+    }
+    lastAnswer.withLock { $0 = .now }
+    return Exchange(
+      reply: answer.reply, warnings: answer.warnings, sent: controlSystem.bytesSent - sent,
+      received: controlSystem.bytesReceived - received)
   }
 
   private func unavailable(_ reason: String) -> DistributionError {
@@ -224,7 +221,7 @@ final class WorkerLink: Sendable {
   func abandon(because reason: String) {
     fault.withLock { $0 = $0 ?? reason }
     process.kill()
-    controlShutdown.shutdown()
+    controlSystem.close()
     effects.close()
   }
 
@@ -233,7 +230,7 @@ final class WorkerLink: Sendable {
   func retire() {
     fault.withLock { $0 = $0 ?? "it was retired" }
     effects.retire()
-    controlShutdown.shutdown()
+    controlSystem.close()
     process.closeInput()
   }
 
@@ -244,7 +241,7 @@ final class WorkerLink: Sendable {
     // Effects first: once the control connection ends, the worker exits, and its effects
     // connection closing first would count them lost.
     effects.retire()
-    controlShutdown.shutdown()
+    controlSystem.close()
     process.closeInput()
   }
 }

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Calls are matched to replies by call id, thrown errors come back as `RemoteCallError`,
 /// every call has a deadline, and when the peer goes away every call in flight fails at once
-/// with `RemoteCallError.peerDisconnected`. Calls arriving from the peer start in the order
+/// with `RemoteCallError.peerDisconnected`. The actors a system hosts hold it, and it holds
+/// them, until the connection ends. Calls arriving from the peer start in the order
 /// they were sent, on the thread that reads the connection (`executor`); a caller that prefers
 /// that executor resumes there too, so a call costs no thread hop on either side.
 ///
@@ -122,6 +123,12 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     executor = ConnectionThread()
     switch reading {
     case .byCaller:
+      // The kernel bounds each read of a reply; a connection given a timeout already keeps it.
+      if connection.receiveTimeout == nil {
+        let (seconds, attoseconds) = callTimeout.components
+        try? connection.setReceiveTimeout(
+          milliseconds: Int32(clamping: max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)))
+      }
       callerReading = Mutex(ConnectionHalf(connection: connection))
       closeHandler = onClose
       executor.stop()
@@ -407,12 +414,19 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// shut the socket down so that the peer sees the end too.
   private func peerDidDisconnect() {
     shutdown.shutdown()
-    let pending = state.withLock { state in
+    let (pending, actors) = state.withLock { state in
       state.isClosed = true
-      defer { state.pending = [:] }
-      return state.pending.values
+      defer {
+        state.pending = [:]
+        state.actors = [:]
+        state.parked = []
+      }
+      return (state.pending.values, state.actors.values)
     }
     for call in pending { call.continuation.resume(throwing: RemoteCallError.peerDisconnected) }
+    // Each hosted actor holds this system: let them go here, or neither is ever freed. Released
+    // outside the lock, as an actor's deinit resigns its id.
+    withExtendedLifetime(actors) {}
   }
 
   /// Runs `target` on the actor `id` of this process as a call from the peer would run, with

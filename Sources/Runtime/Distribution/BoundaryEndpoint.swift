@@ -1,0 +1,44 @@
+import Distributed
+internal import Transport
+
+/// The worker's end of a boundary, a distributed actor the host calls on the control
+/// connection: what the worker serves, and the host's requests (run an action on a child
+/// state, forget a state, answer a ping), each answered with its reply.
+///
+/// The host's reducer calls it synchronously and reads the answer on its own thread; here it
+/// runs on the thread that reads the connection.
+///
+/// ```swift
+/// let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: control)
+/// let answer = try callSynchronously { try await endpoint.handle(.ping) }
+/// ```
+distributed actor BoundaryEndpoint {
+  typealias ActorSystem = SocketActorSystem
+
+  /// The name the worker hosts it under, which the host knows.
+  static let id = SocketActorID(number: 1)
+
+  private let server: any BoundaryServer
+
+  init(serving server: any BoundaryServer, actorSystem: SocketActorSystem) {
+    self.server = server
+    self.actorSystem = actorSystem
+  }
+
+  /// What the worker serves: the host refuses a worker built from other code.
+  distributed func greeting() -> Wire.Greeting {
+    server.greeting
+  }
+
+  /// The reply to `request`, with the runtime warnings raised while handling it.
+  distributed func handle(_ request: Wire.Request) -> Wire.Answer {
+    server.handle(request)
+  }
+}
+
+extension BoundaryEndpoint: DirectlyCallable {
+  /// Every action crosses through `handle`: it is resolved once per connection.
+  static let directTargets: [String: DirectTarget<BoundaryEndpoint>] = [
+    "handle(_:)": DirectTarget { endpoint, arguments in try await endpoint.handle(arguments.next()) }
+  ]
+}
