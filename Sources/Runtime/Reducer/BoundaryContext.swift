@@ -44,6 +44,9 @@ package struct BoundaryContext: Sendable {
     Self.isInUse.store(true, ordering: .releasing)
   }
 
+  /// Out of line: each boundary's caller already inlines the child for a plain store, and a
+  /// second inlined copy here would double the code at every level of nesting.
+  @inline(never)
   func reduce<Child: Reducer>(
     _ child: Child, named name: String?, element: (any Sendable)?,
     into state: inout Child.State, action: Child.Action
