@@ -11,7 +11,7 @@ let package = Package(
   name: "Bulkhead",
   platforms: [.macOS(.v15)],
   products: [
-    .library(name: "Bulkhead", targets: ["Bulkhead"]),
+    .library(name: "Bulkhead", targets: ["Bulkhead", "BulkheadDistribution"]),
     .library(name: "BulkheadTesting", targets: ["BulkheadTesting"]),
     .executable(name: "parent-host", targets: ["parent-host"]),
     .executable(name: "child-worker", targets: ["child-worker"]),
@@ -29,24 +29,30 @@ let package = Package(
     // A worker for the transport's own tests: authenticates, then echoes frames.
     .executableTarget(name: "transport-echo-worker", dependencies: ["Transport", "TransportTestSupport"]),
     .target(name: "TransportTestSupport", dependencies: ["Transport"]),
-    // Reducers: the in-process core and the distribution layer. The module is named
-    // `Bulkhead` because the toolchain already ships a module called `Runtime`.
+    // Reducers in one process: the core, which knows nothing of processes. The module is
+    // named `Bulkhead` because the toolchain already ships a module called `Runtime`.
+    .target(name: "Bulkhead", path: "Sources/Runtime", swiftSettings: crossModuleOptimization),
+    // Boundaries in worker processes: the host's and the worker's side, wire messages,
+    // patches, and the entry points of host and worker executables.
     .target(
-      name: "Bulkhead", dependencies: ["Transport"], path: "Sources/Runtime",
-      swiftSettings: crossModuleOptimization),
+      name: "BulkheadDistribution", dependencies: ["Bulkhead", "Transport"],
+      path: "Sources/Distribution", swiftSettings: crossModuleOptimization),
     // `TestStore` and the test clock; links XCTest and Swift Testing, so only tests use it.
     .target(name: "BulkheadTesting", dependencies: ["Bulkhead"]),
     // The seed programs, shared by the executables, the tests and the benchmark.
     .target(name: "Examples", dependencies: ["Bulkhead"], swiftSettings: crossModuleOptimization),
-    .executableTarget(name: "parent-host", dependencies: ["Bulkhead", "Examples", "Transport"]),
-    .executableTarget(name: "child-worker", dependencies: ["Bulkhead", "Examples", "Transport"]),
+    .executableTarget(name: "parent-host", dependencies: ["BulkheadDistribution", "Examples", "Transport"]),
+    .executableTarget(name: "child-worker", dependencies: ["BulkheadDistribution", "Examples", "Transport"]),
     // Restarts and retires workers in a process of its own and reports what the host holds.
-    .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "Examples"]),
+    .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "BulkheadDistribution", "Examples"]),
     // Stands in for a worker and relays its frames to the host, damaging some: for chaos tests.
     .executableTarget(name: "chaos-relay", dependencies: ["Transport", "TransportTestSupport"]),
     .executableTarget(
       name: "bulkhead-benchmark",
-      dependencies: ["Bulkhead", "Examples", "Transport", "TransportTestSupport", "CSystem", "CAllocationCounter"],
+      dependencies: [
+        "Bulkhead", "BulkheadDistribution", "Examples", "Transport", "TransportTestSupport", "CSystem",
+        "CAllocationCounter",
+      ],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "TransportTestSupport"]),
     // The seed examples' test scripts, run in one process and across processes.
@@ -55,8 +61,8 @@ let package = Package(
     .testTarget(
       name: "DistributionTests",
       dependencies: [
-        "Bulkhead", "BulkheadTesting", "ExampleScripts", "Examples", "Transport", "child-worker",
-        "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport",
+        "Bulkhead", "BulkheadDistribution", "BulkheadTesting", "ExampleScripts", "Examples", "Transport",
+        "child-worker", "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],

@@ -1,4 +1,5 @@
 import Bulkhead
+import BulkheadDistribution
 import Transport
 
 /// Patches of one change in a large list or deep in a nested struct, against sending the

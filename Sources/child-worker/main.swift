@@ -1,4 +1,4 @@
-import Bulkhead
+import BulkheadDistribution
 import Examples
 
 // A worker for the built-in example apps: serves one boundary for the `parent-host` that

@@ -1,4 +1,4 @@
-import Bulkhead
+import BulkheadDistribution
 import Examples
 
 // The host for the built-in example apps: runs one, owns its root state, and starts a

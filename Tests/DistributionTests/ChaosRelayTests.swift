@@ -1,4 +1,5 @@
 import Bulkhead
+import BulkheadDistribution
 import Dispatch
 import Examples
 import Foundation

@@ -1,4 +1,5 @@
 @testable import Bulkhead
+@testable import BulkheadDistribution
 import Testing
 
 /// Failures `chaos-relay` found, each reduced to the smallest input that shows it.

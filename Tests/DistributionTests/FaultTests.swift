@@ -1,4 +1,5 @@
 @_spi(Testing) import Bulkhead
+import BulkheadDistribution
 import Examples
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import Bulkhead
+import BulkheadDistribution
 import BulkheadTesting
 import Examples
 import Testing

@@ -1,4 +1,5 @@
 @testable import Bulkhead
+@testable import BulkheadDistribution
 import Testing
 import Transport
 import TransportTestSupport

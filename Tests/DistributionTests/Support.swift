@@ -1,4 +1,5 @@
 import Bulkhead
+import BulkheadDistribution
 import Examples
 import Foundation
 import Synchronization

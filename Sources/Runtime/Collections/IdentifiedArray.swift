@@ -96,7 +96,7 @@ public struct IdentifiedArray<ID: Hashable, Element> {
 
   /// Replaces the elements in `range` with `newElements`, leaving out any whose id is already
   /// in the array, as `insert` does.
-  mutating func replaceSubrange(_ range: Range<Int>, with newElements: some Collection<Element>) {
+  package mutating func replaceSubrange(_ range: Range<Int>, with newElements: some Collection<Element>) {
     // The same ids in the same places, as when elements changed: no id moves.
     if newElements.count == range.count, zip(ids[range], newElements).allSatisfy({ $0 == $1[keyPath: id] }) {
       elements.replaceSubrange(range, with: newElements)

@@ -6,7 +6,7 @@ import Synchronization
 /// A key is known once this process has read or set it (the built-ins from the start); any
 /// other `internal` or `public` key is found by its mangled name through the Swift runtime.
 /// A `private` key cannot be found that way, which is why reading or setting registers it.
-enum CrossingKeys {
+package enum CrossingKeys {
   private static let known = Mutex<[String: any CrossingDependencyKey.Type]>(
     Dictionary(
       uniqueKeysWithValues: ([UUIDGeneratorKey.self, DateGeneratorKey.self] as [any CrossingDependencyKey.Type])
@@ -20,7 +20,7 @@ enum CrossingKeys {
   /// name, which the Swift runtime can look up; for a private key, whose mangled name holds
   /// the address of its scope in this process (a `$` and a number that differs in every
   /// process), its readable name, found only once registered.
-  static func name(of key: any DependencyKey.Type) -> String {
+  package static func name(of key: any DependencyKey.Type) -> String {
     if let mangled = _mangledTypeName(key), !mangled.contains("$") { return mangled }
     return readableName(of: key)
   }
@@ -43,7 +43,7 @@ enum CrossingKeys {
   /// letters, digits and underscores, as the mangled name of an internal or public type is.
   /// Other bytes can be symbolic references, which the runtime follows as pointers, and a
   /// made-up one crashes it (`DependencyTableTests` found such names).
-  static func key(named name: String) -> (any CrossingDependencyKey.Type)? {
+  package static func key(named name: String) -> (any CrossingDependencyKey.Type)? {
     if let key = known.withLock({ $0[name] }) { return key }
     guard name.utf8.count <= longestName, name.utf8.allSatisfy(isPlain),
       let key = _typeByName(name) as? any CrossingDependencyKey.Type

@@ -42,7 +42,7 @@ extension DependencyKey {
 
 /// `key`'s name as a person reads it: its module and enclosing types, without the
 /// "(unknown context at $…)" that the runtime writes for a private type's scope.
-func readableName(of key: Any.Type) -> String {
+package func readableName(of key: Any.Type) -> String {
   String(reflecting: key).replacing(/\(unknown context at \$[0-9a-f]+\)\./, with: "")
 }
 
@@ -56,7 +56,7 @@ public enum DependencyContext: Sendable {
 /// Reducers read them with `@Dependency`; stores, tests and the `dependency` reducer
 /// modifier override them for everything that runs below.
 public struct DependencyValues: Sendable {
-  @TaskLocal static var current = DependencyValues()
+  @TaskLocal package static var current = DependencyValues()
 
   /// One overridden value, with its key, so that a boundary can tell what crosses.
   private struct Override: Sendable {
@@ -71,10 +71,10 @@ public struct DependencyValues: Sendable {
   /// defaults), and is unique in the process: two values with the same revision are copies of
   /// one another. A boundary compares it to tell, without comparing values, whether the
   /// dependencies a worker has are still the host's.
-  private(set) var revision = Self.nextRevision()
+  package private(set) var revision = Self.nextRevision()
 
   /// In a worker: the host's answers for the keys that cross. Nil everywhere else.
-  var host: (any HostAnsweredValues)?
+  package var host: (any HostAnsweredValues)?
 
   /// Live or test values for the keys that are not overridden.
   public var context: DependencyContext = .live {
@@ -107,7 +107,7 @@ public struct DependencyValues: Sendable {
   }
 
   /// The same values with fresh defaults, for a new store.
-  func withFreshDefaults() -> DependencyValues {
+  package func withFreshDefaults() -> DependencyValues {
     var values = self
     values.defaults = DefaultValues()
     values.revision = Self.nextRevision()
@@ -116,7 +116,7 @@ public struct DependencyValues: Sendable {
 
   /// The names (as `CrossingKeys.name(of:)` gives them) of the overridden keys that cross
   /// and of those that cannot; keys that each process makes for itself are in neither.
-  func overriddenKeyNames() -> (crossing: [String], stayingHere: [String]) {
+  package func overriddenKeyNames() -> (crossing: [String], stayingHere: [String]) {
     var crossing: [String] = []
     var stayingHere: [String] = []
     for override in overrides.values {
@@ -143,7 +143,7 @@ public struct DependencyValues: Sendable {
 protocol ProcessLocalDependencyKey: DependencyKey {}
 
 /// A worker's view of the host's dependency values for the keys the host answers.
-protocol HostAnsweredValues: Sendable {
+package protocol HostAnsweredValues: Sendable {
   /// The worker's value for `key` when the host answers for it; nil when the worker makes
   /// its own (the key does not cross, or it is live and the same anywhere).
   func value<Key: DependencyKey>(for key: Key.Type) -> Key.Value?

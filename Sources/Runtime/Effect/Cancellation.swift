@@ -52,9 +52,9 @@ extension Effect {
 }
 
 /// Where a cancellable effect lives: an identifier within a place of the feature tree.
-struct CancelKey: Hashable, Sendable {
-  let id: AnyHashableSendable?
-  let path: NavigationPath
+package struct CancelKey: Hashable, Sendable {
+  package let id: AnyHashableSendable?
+  package let path: NavigationPath
 
   init(id: some Hashable & Sendable) {
     self.id = AnyHashableSendable(id)
@@ -65,7 +65,7 @@ struct CancelKey: Hashable, Sendable {
     self.init(id: nil, path: path)
   }
 
-  init(id: AnyHashableSendable?, path: NavigationPath) {
+  package init(id: AnyHashableSendable?, path: NavigationPath) {
     self.id = id
     self.path = path
   }

@@ -11,7 +11,7 @@
 ///   }
 /// ```
 public struct Effect<Action: Sendable>: Sendable {
-  indirect enum Operation: Sendable {
+  package indirect enum Operation: Sendable {
     case none
     case send(Action)
     case run(priority: TaskPriority?, body: @Sendable (Send<Action>) async -> Void)
@@ -21,9 +21,9 @@ public struct Effect<Action: Sendable>: Sendable {
     case cancel(CancelKey)
   }
 
-  let operation: Operation
+  package let operation: Operation
 
-  init(_ operation: Operation) { self.operation = operation }
+  package init(_ operation: Operation) { self.operation = operation }
 
   /// An effect that does nothing.
   ///

@@ -12,7 +12,7 @@
 /// ```
 public struct Send<Action: Sendable>: Sendable {
   let body: @Sendable (Action) async -> Void
-  let executor: EffectExecutor?
+  package let executor: EffectExecutor?
 
   /// A `Send` that hands each action to `send`; useful for driving effects by hand.
   ///
@@ -29,7 +29,7 @@ public struct Send<Action: Sendable>: Sendable {
 
   /// A send that hands each action to `forward`, which returns once the action is processed:
   /// how a worker's effects reach the host.
-  init(forward: @escaping @Sendable (Action) async -> Void, executor: EffectExecutor?) {
+  package init(forward: @escaping @Sendable (Action) async -> Void, executor: EffectExecutor?) {
     self.body = forward
     self.executor = executor
   }

@@ -1,10 +1,10 @@
 /// A type-erased hashable value that is also `Sendable`.
-struct AnyHashableSendable: Hashable, @unchecked Sendable {
+package struct AnyHashableSendable: Hashable, @unchecked Sendable {
   // Safe: values only get in as `Sendable` values, or as key paths and ids (see below), and
   // are only ever hashed and compared.
-  let base: AnyHashable
+  package let base: AnyHashable
 
-  init(_ base: some Hashable & Sendable) {
+  package init(_ base: some Hashable & Sendable) {
     self.base = AnyHashable(base)
   }
 

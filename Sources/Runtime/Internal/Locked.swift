@@ -5,21 +5,21 @@ import Foundation
 ///
 /// Unlike `Mutex`, it lets values that are not `Sendable` in and out. Use it only where what
 /// crosses is either confined to the lock or copied on the way out (value types).
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
   // Safe: `value` is read and written only inside `withLock`, under `lock`.
   private var value: Value
   private let lock = NSLock()
 
-  init(_ value: Value) { self.value = value }
+  package init(_ value: Value) { self.value = value }
 
   /// Runs `body` only if the lock is free now; nil when another thread holds it.
-  func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+  package func withLockIfAvailable<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
     guard lock.try() else { return nil }
     defer { lock.unlock() }
     return try body(&value)
   }
 
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

@@ -3,13 +3,13 @@
 ///
 /// Cancel identifiers are scoped by it: an effect registered at a path can be cancelled from
 /// that path or from any prefix of it.
-struct NavigationPath: Hashable, Sendable {
-  private(set) var elements: [AnyHashableSendable] = []
+package struct NavigationPath: Hashable, Sendable {
+  package private(set) var elements: [AnyHashableSendable] = []
 
   /// The path of the reducer that is running now.
-  @TaskLocal static var current = NavigationPath()
+  @TaskLocal package static var current = NavigationPath()
 
-  func appending(_ element: some Hashable & Sendable) -> NavigationPath {
+  package func appending(_ element: some Hashable & Sendable) -> NavigationPath {
     var path = self
     path.elements.append(AnyHashableSendable(element))
     return path

@@ -56,7 +56,7 @@ public struct RuntimeWarning: Sendable, Equatable, CustomStringConvertible {
     let hear: @Sendable (RuntimeWarning) -> Void
   }
 
-  static func report(_ message: String, at location: SourceLocation) {
+  package static func report(_ message: String, at location: SourceLocation) {
     handler.hear(RuntimeWarning(message: message, location: location))
   }
 }

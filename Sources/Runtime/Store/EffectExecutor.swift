@@ -48,7 +48,7 @@ import Synchronization
   }
 
   /// Called whenever the executor may have settled.
-  func onChange(_ body: @escaping @Sendable () -> Void) {
+  package func onChange(_ body: @escaping @Sendable () -> Void) {
     state.withLock { $0.onChange = body }
   }
 
@@ -92,12 +92,12 @@ import Synchronization
 
   /// Work elsewhere that these effects stand for — effect bodies in a worker process — is
   /// running: the executor is not settled until `remoteWorkDidSettle`.
-  func remoteWorkDidStart() {
+  package func remoteWorkDidStart() {
     sendDidStart()
   }
 
   /// The work elsewhere has settled too.
-  func remoteWorkDidSettle() {
+  package func remoteWorkDidSettle() {
     let onChange = state.withLock { state in
       state.sendsInFlight -= 1
       return state.onChange

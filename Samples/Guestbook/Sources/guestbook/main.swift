@@ -1,4 +1,5 @@
 import Bulkhead
+import BulkheadDistribution
 import GuestbookFeature
 
 // Host and worker in one binary: `guestbook --app guestbook --placement placements/guestbook.placement`

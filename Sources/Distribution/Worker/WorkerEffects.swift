@@ -1,3 +1,4 @@
+@_spi(Testing) import Bulkhead
 import Dispatch
 import Synchronization
 internal import Transport

@@ -1,3 +1,4 @@
+import Bulkhead
 import Synchronization
 
 /// The clock a worker's effects sleep on: the host's. A sleep asks the host to sleep on its

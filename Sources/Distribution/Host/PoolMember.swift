@@ -1,3 +1,4 @@
+import Bulkhead
 import Dispatch
 internal import Transport
 

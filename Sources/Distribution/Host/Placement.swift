@@ -1,3 +1,4 @@
+import Bulkhead
 import Foundation
 
 /// Which boundaries of an app run in worker processes. Feature code never sees it: the same app

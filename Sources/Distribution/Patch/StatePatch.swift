@@ -1,3 +1,4 @@
+import Bulkhead
 internal import Transport
 
 /// What a child state's copy on the other side of a boundary needs to catch up: the changes

@@ -1,3 +1,4 @@
+import Bulkhead
 internal import Transport
 
 /// The messages between the host and a worker: the arguments and results of the endpoints'

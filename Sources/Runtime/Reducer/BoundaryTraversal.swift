@@ -36,7 +36,7 @@ extension Reducer {
 }
 
 /// Told about each boundary of a reducer tree, with the child reducer's concrete type.
-protocol BoundaryVisitor {
+package protocol BoundaryVisitor {
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind)
 }
@@ -48,7 +48,7 @@ protocol BoundaryContainer {
 }
 
 /// Visits the boundaries of `reducer`, looking through `body` for reducers that have one.
-func visitBoundaries<R: Reducer>(
+package func visitBoundaries<R: Reducer>(
   of reducer: R, under prefix: String, with visitor: inout some BoundaryVisitor
 ) {
   if let container = reducer as? any BoundaryContainer {

@@ -1,3 +1,4 @@
+import Bulkhead
 import Dispatch
 import Foundation
 import Synchronization

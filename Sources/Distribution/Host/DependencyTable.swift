@@ -1,3 +1,4 @@
+import Bulkhead
 import Synchronization
 internal import Transport
 

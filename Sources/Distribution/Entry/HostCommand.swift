@@ -1,3 +1,4 @@
+import Bulkhead
 import Foundation
 
 /// The command line of an app built with Bulkhead: runs this process as the host of one of

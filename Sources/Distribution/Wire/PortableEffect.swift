@@ -1,3 +1,5 @@
+import Bulkhead
+
 /// The shape of a child's effect as a worker describes it to the host: the same tree of
 /// `send`, `merge`, `concatenate`, `cancellable` and `cancel`, with every `run` body replaced
 /// by a number the worker keeps it under. The host rebuilds the tree around proxies for those
@@ -17,19 +19,6 @@ indirect enum PortableEffect: Equatable, Sendable {
 struct PortableCancelKey: Hashable, Sendable {
   var id: String?
   var path: [String]
-}
-
-/// A cancel id or navigation step that came from a worker, compared by its description: equal
-/// ids of the same type describe themselves equally.
-struct ForeignHashable: Hashable, Sendable {
-  let description: String
-
-  init(description: String) { self.description = description }
-
-  init(describing value: AnyHashableSendable) {
-    let base = value.base.base
-    description = "\(String(reflecting: type(of: base)))(\(String(reflecting: base)))"
-  }
 }
 
 extension CancelKey {

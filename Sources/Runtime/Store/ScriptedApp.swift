@@ -15,7 +15,7 @@ public struct ScriptedApp: Sendable {
   public let summary: String
   /// The app's root reducer, which the host and every worker build alike.
   public let root: @Sendable () -> any Reducer
-  private let script: @MainActor @Sendable (Composition?, Bool, @escaping @Sendable (String) -> Void) async -> Void
+  private let script: @MainActor @Sendable (BoundaryContext?, Bool, @escaping @Sendable (String) -> Void) async -> Void
 
   /// An app that sends `actions` in turn and logs the state after each; with
   /// `awaitingEffects`, each action's effects finish before the next is sent, otherwise they
@@ -49,9 +49,9 @@ public struct ScriptedApp: Sendable {
     self.name = name
     self.summary = summary
     self.root = reducer
-    self.script = { composition, hold, log in
+    self.script = { context, hold, log in
       let store = Store(initialState: initialState) {
-        if let composition { composition.compose(reducer()) } else { reducer() }
+        if let context { _ComposedReducer(base: reducer(), context: context) } else { reducer() }
       }
       log("state: \(initialState)")
       await script(store, log)
@@ -62,15 +62,21 @@ public struct ScriptedApp: Sendable {
     }
   }
 
-  /// Runs the script, handing each line of output to `log`; with `composition`, the
-  /// boundaries it places run in its workers. With `hold`, the store lives on after the
-  /// script, and every state its effects bring is logged, until the task is cancelled or the
-  /// process stopped.
+  /// Runs the script in this process, handing each line of output to `log`. With `hold`, the
+  /// store lives on after the script, and every state its effects bring is logged, until the
+  /// task is cancelled or the process stopped.
   @MainActor
-  public func run(
-    in composition: Composition? = nil, hold: Bool = false, log: @escaping @Sendable (String) -> Void
+  public func run(hold: Bool = false, log: @escaping @Sendable (String) -> Void) async {
+    await script(nil, hold, log)
+  }
+
+  /// Runs the script with the boundaries that `context` places run where its runner says; in
+  /// this process when nil.
+  @MainActor
+  package func run(
+    within context: BoundaryContext?, hold: Bool, log: @escaping @Sendable (String) -> Void
   ) async {
-    await script(composition, hold, log)
+    await script(context, hold, log)
   }
 
   /// The boundaries of the app's reducer tree, which a placement can name.

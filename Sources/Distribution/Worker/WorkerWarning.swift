@@ -1,3 +1,4 @@
+import Bulkhead
 import Synchronization
 
 /// Reports on the host a runtime warning that the worker of `boundary` raised, where the host

@@ -1,3 +1,4 @@
+import Bulkhead
 import Foundation
 internal import Transport
 
@@ -102,7 +103,12 @@ public final class Composition: Sendable {
 
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.
   public func compose<Root: Reducer>(_ root: Root) -> _ComposedReducer<Root> {
-    _ComposedReducer(base: root, context: BoundaryContext(remotes: remotes, path: ""))
+    _ComposedReducer(base: root, context: boundaryContext)
+  }
+
+  /// The core's view of the placed boundaries, for a root reducer to run under.
+  var boundaryContext: BoundaryContext {
+    BoundaryContext(runner: PlacedBoundaries(remotes: remotes), placed: Array(remotes.keys))
   }
 
   /// The placed boundaries and their workers' pids.

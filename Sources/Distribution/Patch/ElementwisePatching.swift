@@ -1,3 +1,4 @@
+import Bulkhead
 internal import Transport
 
 /// Patching an ordered collection by the run of elements that changed: the common prefix and

@@ -1,3 +1,4 @@
+import Bulkhead
 import Foundation
 
 /// One run of an app by the host's command line: its composition, the signals that stop it,

@@ -1,3 +1,4 @@
+import Bulkhead
 import Foundation
 
 extension BoundaryWorker {

@@ -1,0 +1,101 @@
+import Synchronization
+
+/// The hook through which a composition runs children elsewhere: asked at every boundary below
+/// a composed root reducer, it runs the child at a boundary it places (in a worker process,
+/// for the distribution layer) and returns nil for one that runs here.
+package protocol BoundaryRunner: Sendable {
+  /// Runs `child` at the boundary `path` (dotted, from the root) on `state`, for the element
+  /// `element` of a `forEach` (nil elsewhere), and returns its effect; nil when the boundary
+  /// runs here, in this process, which leaves `state` as it was.
+  func reduce<Child: Reducer>(
+    _ child: Child, atBoundary path: String, element: (any Sendable)?,
+    into state: inout Child.State, action: Child.Action
+  ) -> Effect<Child.Action>?
+
+  /// The child state of `element` (or the only child, when nil) at the boundary `path` left
+  /// this process's state.
+  func childRemoved(atBoundary path: String, element: (any Sendable)?)
+}
+
+/// Where a host's reducer is in the tree while it runs, and which boundaries below run
+/// elsewhere. Set by a composition around the root reducer; absent in a plain store, where
+/// every boundary runs in place at the cost of one atomic load.
+package struct BoundaryContext: Sendable {
+  @TaskLocal static var current: BoundaryContext?
+  /// False until the process makes its first context: until then no reducer can be running
+  /// under one, so boundaries skip reading the task-local `current`.
+  static let isInUse = Atomic(false)
+
+  let runner: any BoundaryRunner
+  /// The dotted paths of the boundaries that `runner` runs elsewhere.
+  let placed: [String]
+  /// The dotted path of the boundary being run, empty at the root.
+  let path: String
+
+  /// The context of a composed root reducer: `runner` runs the boundaries at `placed`.
+  package init(runner: any BoundaryRunner, placed: [String]) {
+    self.init(runner: runner, placed: placed, path: "")
+  }
+
+  private init(runner: any BoundaryRunner, placed: [String], path: String) {
+    self.runner = runner
+    self.placed = placed
+    self.path = path
+    Self.isInUse.store(true, ordering: .releasing)
+  }
+
+  /// Out of line: each boundary's caller already inlines the child for a plain store, and a
+  /// second inlined copy here would double the code at every level of nesting.
+  @inline(never)
+  func reduce<Child: Reducer>(
+    _ child: Child, named name: String?, element: (any Sendable)?,
+    into state: inout Child.State, action: Child.Action
+  ) -> Effect<Child.Action> {
+    let path = BoundaryPath.joining(path, name ?? BoundaryPath.unnamed)
+    if let effect = runner.reduce(child, atBoundary: path, element: element, into: &state, action: action) {
+      return effect
+    }
+    let inner = placed.contains { $0.hasPrefix(path + ".") }
+      ? BoundaryContext(runner: runner, placed: placed, path: path) : nil
+    return Self.$current.withValue(inner) { child.reduce(into: &state, action: action) }
+  }
+
+  /// Tells the runner that the child state of `element` (or its only child) at the boundary
+  /// `name` left the host's state. Nothing to do in a plain store.
+  static func childRemoved(
+    atBoundary name: @autoclosure () -> String?, element: @autoclosure () -> (any Sendable)? = nil
+  ) {
+    guard let context = current else { return }
+    let path = BoundaryPath.joining(context.path, name() ?? BoundaryPath.unnamed)
+    context.runner.childRemoved(atBoundary: path, element: element())
+  }
+}
+
+extension Reducer {
+  /// Runs this reducer as the child at the boundary `name`: here, or where the composition's
+  /// runner places it.
+  @inline(__always)
+  func reduce(
+    atBoundary name: @autoclosure () -> String?, element: @autoclosure () -> (any Sendable)? = nil,
+    into state: inout State, action: Action
+  ) -> Effect<Action> {
+    guard BoundaryContext.isInUse.load(ordering: .acquiring), let context = BoundaryContext.current
+    else { return reduce(into: &state, action: action) }
+    return context.reduce(self, named: name(), element: element(), into: &state, action: action)
+  }
+}
+
+/// The root reducer of a composition: runs `base` with the composition's boundaries in view.
+public struct _ComposedReducer<Base: Reducer>: Reducer {
+  let base: Base
+  let context: BoundaryContext
+
+  package init(base: Base, context: BoundaryContext) {
+    self.base = base
+    self.context = context
+  }
+
+  public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    BoundaryContext.$current.withValue(context) { base.reduce(into: &state, action: action) }
+  }
+}
