@@ -1,4 +1,6 @@
+import Bulkhead
 import Foundation
+internal import Transport
 
 /// How a host starts a worker for a boundary: the executable, and its arguments for each
 /// boundary path. The socket path and the launch secret go through the worker's standard
@@ -13,12 +15,34 @@ import Foundation
 public struct WorkerCommand: Sendable {
   public let executable: URL
   public let arguments: @Sendable (_ boundary: String) -> [String]
+  /// Serves a boundary on a thread of the host's own instead of a process: for a loopback.
+  let servesInProcess: (@Sendable (_ boundary: String, _ control: FramedConnection, _ effects: FramedConnection) -> Void)?
 
   /// Workers that run `executable` with `arguments(boundary)`: for a worker that reads its
   /// arguments its own way.
   public init(executable: URL, arguments: @escaping @Sendable (_ boundary: String) -> [String]) {
     self.executable = executable
     self.arguments = arguments
+    servesInProcess = nil
+  }
+
+  /// No process at all: each worker of `root` is a thread of the host's own, talking to the
+  /// host over socket pairs through the same endpoints as a worker process. For protocol tests
+  /// that need no process; a worker killed (`Composition.killWorker`) has its connections cut.
+  /// `root` makes the app's root reducer on each worker's thread, as a worker's `main` would.
+  static func loopback<Root: Reducer & SendableMetatype>(_ root: @escaping @Sendable () -> Root) -> WorkerCommand {
+    WorkerCommand(executable: URL(fileURLWithPath: "/proc/self/exe"), arguments: { _ in [] }) { boundary, control, effects in
+      try? BoundaryWorker.serve(root(), boundary: boundary, control: control, effects: effects)
+    }
+  }
+
+  private init(
+    executable: URL, arguments: @escaping @Sendable (String) -> [String],
+    servesInProcess: @escaping @Sendable (String, FramedConnection, FramedConnection) -> Void
+  ) {
+    self.executable = executable
+    self.arguments = arguments
+    self.servesInProcess = servesInProcess
   }
 
   /// Workers that are `executable` in the worker role of `app`: an executable whose `main`

@@ -32,7 +32,7 @@ struct WorkerStalled: Error, CustomStringConvertible {
 /// connection that broke — is never used again: its worker is killed, so that a late reply
 /// can never be taken for the answer to another request.
 final class WorkerLink: Sendable {
-  let process: WorkerProcess
+  let process: any WorkerHandle
   let effects: HostEffects
   /// The worker's endpoint; its lock lets the liveness probe skip a link busy with a request.
   private let control: Locked<BoundaryEndpoint>
@@ -48,9 +48,14 @@ final class WorkerLink: Sendable {
 
   /// Starts a worker for `plan`, named `name`, and waits until it has proved itself on both
   /// connections and greeted the host as a worker for the expected boundary and types.
-  init(_ plan: WorkerLaunchPlan, name: String) throws {
-    boundary = plan.boundary
-    deadline = plan.deadline
+  convenience init(_ plan: WorkerLaunchPlan, name: String) throws {
+    if let serve = plan.command.servesInProcess {
+      let peer = try InProcessPeer.start { control, effects in serve(plan.boundary, control, effects) }
+      try self.init(
+        plan, worker: LoopbackWorker(name: name, peer: peer), control: peer.control, effects: peer.effects,
+        startupDeadline: .now + plan.startupDeadline)
+      return
+    }
     let secret = LaunchSecret.random()
     // A directory removed under a running host (a /tmp cleaner, a user) is made again.
     try plan.directory.ensureExists()
@@ -64,16 +69,31 @@ final class WorkerLink: Sendable {
     }
     let control: FramedConnection
     let effects: FramedConnection
+    let acceptor = WorkerAcceptor(listener: listener, worker: process, secret: secret, within: plan.startupDeadline)
     do {
-      let acceptor = WorkerAcceptor(listener: listener, worker: process, secret: secret, within: plan.startupDeadline)
       let refused: (TransportError) -> Void = { error in
         plan.report(.connectionRefused(boundary: plan.boundary, reason: "\(error)"))
       }
       control = try acceptor.accept(onRefused: refused)
       effects = try acceptor.accept(onRefused: refused)
+    } catch {
+      process.kill()
+      throw Self.unavailable(plan, process, error)
+    }
+    try self.init(plan, worker: process, control: control, effects: effects, startupDeadline: acceptor.deadline)
+  }
+
+  /// Takes over a worker that is connected and authenticated, and waits for its greeting.
+  private init(
+    _ plan: WorkerLaunchPlan, worker process: any WorkerHandle, control: FramedConnection, effects: FramedConnection,
+    startupDeadline: ContinuousClock.Instant
+  ) throws {
+    boundary = plan.boundary
+    deadline = plan.deadline
+    do {
       // Every request has a deadline; so has every write, to a worker that stopped reading.
       // The first, the greeting, may take what is left of the start-up deadline.
-      let startup = max(1, ContinuousClock.now.duration(to: acceptor.deadline).wholeMilliseconds)
+      let startup = max(1, ContinuousClock.now.duration(to: startupDeadline).wholeMilliseconds)
       try control.setReceiveTimeout(milliseconds: startup)
       try control.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
       try effects.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
@@ -105,7 +125,7 @@ final class WorkerLink: Sendable {
       onLost: { plan.report(.effectsLost(boundary: plan.boundary, count: $0)) })
   }
 
-  private static func unavailable(_ plan: WorkerLaunchPlan, _ process: WorkerProcess, _ error: any Error) -> any Error {
+  private static func unavailable(_ plan: WorkerLaunchPlan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
     if error is DistributionError { return error }
     let reason =
       switch error as? TransportError {
@@ -118,7 +138,7 @@ final class WorkerLink: Sendable {
   /// Refuses a worker that does not say it serves the expected boundary: one built from other
   /// code.
   private static func check(
-    greetingOf endpoint: BoundaryEndpoint, from process: WorkerProcess, plan: WorkerLaunchPlan
+    greetingOf endpoint: BoundaryEndpoint, from process: any WorkerHandle, plan: WorkerLaunchPlan
   ) throws {
     let expected = plan.expected
     let name = process.name
