@@ -72,6 +72,22 @@ import TransportTestSupport
     }
   }
 
+  /// A store calls from the main actor: the call must not be queued for another thread.
+  @MainActor
+  @Test func aSynchronousCallFromTheMainActorStaysOnItsThread() throws {
+    let (caller, callee, calculator) = try connectedPair(reading: .byCaller)
+    defer {
+      caller.close()
+      callee.close()
+    }
+    let thread = pthread_self()
+    let stayedHere = try callSynchronously {
+      _ = try await calculator.add(1, 1)
+      return pthread_equal(pthread_self(), thread) != 0
+    }
+    #expect(stayedHere)
+  }
+
   @Test func aCallReadByItsCallerFailsAtItsDeadlineAndEndsTheConnection() throws {
     let closed = Mutex<[String]>([])
     let (caller, callee, calculator) = try connectedPair(
