@@ -27,6 +27,7 @@ public final class Composition: Sendable {
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
   private let monitor: LivenessMonitor?
+  private let control = Locked<ActorListener?>(nil)
 
   /// How often idle workers are asked whether they still answer.
   public static let livenessPeriod = Duration.seconds(1)
@@ -130,10 +131,30 @@ public final class Composition: Sendable {
     remotes[boundary]?.kill(worker: index)
   }
 
+  /// Starts the composition's control endpoint (`CompositionControl`) on a socket in its
+  /// directory, which only processes of the same user may reach, and returns the socket's path.
+  /// Started once; later calls return the same path.
+  func startControl() throws -> String {
+    guard let directory else {
+      throw DistributionError.usage("a composition with nothing placed has no workers to control")
+    }
+    return try control.withLock { control in
+      if let control { return control.path }
+      let composition = WeakBox<Composition>()
+      composition.value = self
+      let listener = try ActorListener(path: directory.path(for: "control")) { system in
+        _ = system.hosting(CompositionControl.id) { CompositionControl(composition: composition, actorSystem: $0) }
+      }
+      control = listener
+      return listener.path
+    }
+  }
+
   /// Stops every worker and removes the socket directory, within about two seconds whatever
   /// the workers do: a worker that has not exited a second after its input closed is killed.
   /// Actions sent afterwards to a placed boundary change nothing.
   public func shutdown() {
+    control.withLock { $0 }?.stop()
     monitor?.stop()
     for remote in remotes.values { remote.stop() }
     roster.stopAll(grace: .seconds(1))
