@@ -41,30 +41,54 @@ distributed actor HostEndpoint {
 }
 
 extension HostEndpoint: DirectlyCallable {
-  /// The messages of every effect action: resolved once per connection.
+  /// Every message, by name: the worker posts them from synchronous code (`post(_:)`).
   static let directTargets: [String: DirectTarget<HostEndpoint>] = [
     "action(_:)": DirectTarget { endpoint, arguments in try await endpoint.action(arguments.next()) },
     "finished(run:)": DirectTarget { endpoint, arguments in try await endpoint.finished(run: arguments.next()) },
+    "sleep(run:token:nanoseconds:)": DirectTarget { endpoint, arguments in
+      try await endpoint.sleep(run: arguments.next(), token: arguments.next(), nanoseconds: arguments.next())
+    },
+    "settled(count:)": DirectTarget { endpoint, arguments in try await endpoint.settled(count: arguments.next()) },
+    "pong(token:)": DirectTarget { endpoint, arguments in try await endpoint.pong(token: arguments.next()) },
+    "question(_:)": DirectTarget { endpoint, arguments in try await endpoint.question(arguments.next()) },
+    "warning(run:message:)": DirectTarget { endpoint, arguments in
+      try await endpoint.warning(run: arguments.next(), message: arguments.next())
+    },
   ]
 }
 
 extension HostEndpoint {
-  /// Sends `message` to the host's endpoint: the worker's half of the effects protocol.
+  /// Sends `message` to the host's endpoint from synchronous code, without a task: the
+  /// worker's half of the effects protocol.
   nonisolated func post(_ message: Wire.EffectMessage) throws {
-    try callSynchronously { [self] in
-      switch message {
-      case let .action(run, sequence, bytes, outcome):
-        try await action(Wire.EffectAction(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
-      case let .finished(run): try await finished(run: run)
-      case let .sleep(run, token, nanoseconds): try await sleep(run: run, token: token, nanoseconds: nanoseconds)
-      case let .settled(count): try await settled(count: count)
-      case let .pong(token): try await pong(token: token)
-      case let .question(token, revision, key, bytes):
-        try await question(Wire.Question(token: token, revision: revision, key: key, bytes: bytes))
-      case let .warning(run, message): try await warning(run: run, message: message)
-      case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer:
-        throw DistributionError.protocolViolation("a worker does not send \(message)")
-      }
+    var arguments = ByteWriter()
+    let method: String
+    switch message {
+    case let .action(run, sequence, bytes, outcome):
+      method = "action(_:)"
+      Wire.EffectAction(run: run, sequence: sequence, bytes: bytes, outcome: outcome).write(to: &arguments)
+    case let .finished(run):
+      method = "finished(run:)"
+      run.write(to: &arguments)
+    case let .sleep(run, token, nanoseconds):
+      method = "sleep(run:token:nanoseconds:)"
+      for number in [run, token, nanoseconds] { number.write(to: &arguments) }
+    case let .settled(count):
+      method = "settled(count:)"
+      count.write(to: &arguments)
+    case let .pong(token):
+      method = "pong(token:)"
+      token.write(to: &arguments)
+    case let .question(token, revision, key, bytes):
+      method = "question(_:)"
+      Wire.Question(token: token, revision: revision, key: key, bytes: bytes).write(to: &arguments)
+    case let .warning(run, message):
+      method = "warning(run:message:)"
+      run.write(to: &arguments)
+      message.write(to: &arguments)
+    case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer:
+      throw DistributionError.protocolViolation("a worker does not send \(message)")
     }
+    try actorSystem.post(Self.id, method: method, arguments: arguments.bytes)
   }
 }

@@ -145,7 +145,7 @@ final class WorkerLink: Sendable {
     let rebuild = "rebuild \(plan.command.executable.lastPathComponent) with the host (\"./compose.sh run\" builds both)"
     let greeting: Wire.Greeting
     do {
-      greeting = try callSynchronously { try await endpoint.greeting() }
+      greeting = try endpoint.greetingSynchronously()
     } catch RemoteCallError.peerDisconnected {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
@@ -220,7 +220,7 @@ final class WorkerLink: Sendable {
     let (sent, received) = (controlSystem.bytesSent, controlSystem.bytesReceived)
     let answer: Wire.Answer
     do {
-      answer = try callSynchronously { try await endpoint.handle(request) }
+      answer = try endpoint.handleSynchronously(request)
     } catch RemoteCallError.peerDisconnected {
       throw unavailable("its boundary endpoint ended (the connection closed)")
     }

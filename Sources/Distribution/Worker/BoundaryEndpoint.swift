@@ -10,7 +10,7 @@ internal import Transport
 ///
 /// ```swift
 /// let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: control)
-/// let answer = try callSynchronously { try await endpoint.handle(.ping) }
+/// let answer = try endpoint.handleSynchronously(.ping)
 /// ```
 distributed actor BoundaryEndpoint {
   typealias ActorSystem = SocketActorSystem
@@ -37,8 +37,22 @@ distributed actor BoundaryEndpoint {
 }
 
 extension BoundaryEndpoint: DirectlyCallable {
-  /// Every action crosses through `handle`: it is resolved once per connection.
+  /// The host calls both by name from its reducer's thread, without a task.
   static let directTargets: [String: DirectTarget<BoundaryEndpoint>] = [
-    "handle(_:)": DirectTarget { endpoint, arguments in try await endpoint.handle(arguments.next()) }
+    "greeting()": DirectTarget { endpoint, _ in try await endpoint.greeting() },
+    "handle(_:)": DirectTarget { endpoint, arguments in try await endpoint.handle(arguments.next()) },
   ]
+}
+
+extension BoundaryEndpoint {
+  /// What the worker serves, asked from synchronous code on a system read by its callers.
+  nonisolated func greetingSynchronously() throws -> Wire.Greeting {
+    try Wire.decode(Wire.Greeting.self, from: actorSystem.call(Self.id, method: "greeting()", arguments: []))
+  }
+
+  /// The worker's answer to `request`, asked from synchronous code on a system read by its
+  /// callers: the reducer's thread writes the call and reads the reply.
+  nonisolated func handleSynchronously(_ request: Wire.Request) throws -> Wire.Answer {
+    try Wire.decode(Wire.Answer.self, from: actorSystem.call(Self.id, method: "handle(_:)", arguments: Wire.encode(request)))
+  }
 }

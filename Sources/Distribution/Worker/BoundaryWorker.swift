@@ -49,10 +49,11 @@ public enum BoundaryWorker {
       throw DistributionError.unknownBoundary(path, known: root.boundaries.map(\.path))
     }
     let server = try make(effects)
-    let ended = DispatchSemaphore(value: 0)
-    let system = SocketActorSystem(connection: control, onClose: { _ in ended.signal() })
+    // Read on this thread, the process's main one in a worker: a SIGSTOP sent to the process
+    // is taken by the main thread first, so a stopped worker answers nothing more.
+    let system = SocketActorSystem(connection: control, reading: .byServingThread)
     let endpoint = system.hosting(BoundaryEndpoint.id) { BoundaryEndpoint(serving: server, actorSystem: $0) }
-    ended.wait()
+    system.serve()
     server.stop()
     withExtendedLifetime(endpoint) {}
   }

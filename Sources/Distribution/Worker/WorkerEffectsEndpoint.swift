@@ -35,30 +35,51 @@ distributed actor WorkerEffectsEndpoint {
 }
 
 extension WorkerEffectsEndpoint: DirectlyCallable {
-  /// The messages of every effect action: resolved once per connection.
+  /// Every message, by name: the host posts them from synchronous code (`post(_:)`).
   static let directTargets: [String: DirectTarget<WorkerEffectsEndpoint>] = [
+    "start(run:)": DirectTarget { endpoint, arguments in try await endpoint.start(run: arguments.next()) },
+    "cancel(run:)": DirectTarget { endpoint, arguments in try await endpoint.cancel(run: arguments.next()) },
     "processed(sequence:tookOutcome:)": DirectTarget { endpoint, arguments in
       try await endpoint.processed(sequence: arguments.next(), tookOutcome: arguments.next())
     },
-    "start(run:)": DirectTarget { endpoint, arguments in try await endpoint.start(run: arguments.next()) },
+    "woke(token:)": DirectTarget { endpoint, arguments in try await endpoint.woke(token: arguments.next()) },
+    "reportSettling()": DirectTarget { endpoint, _ in try await endpoint.reportSettling() },
+    "ping(token:)": DirectTarget { endpoint, arguments in try await endpoint.ping(token: arguments.next()) },
+    "answer(token:_:)": DirectTarget { endpoint, arguments in
+      try await endpoint.answer(token: arguments.next(), arguments.next())
+    },
   ]
 }
 
 extension WorkerEffectsEndpoint {
-  /// Sends `message` to the worker's endpoint: the host's half of the effects protocol.
+  /// Sends `message` to the worker's endpoint from synchronous code, without a task: the
+  /// host's half of the effects protocol.
   nonisolated func post(_ message: Wire.EffectMessage) throws {
-    try callSynchronously { [self] in
-      switch message {
-      case let .start(run): try await start(run: run)
-      case let .cancel(run): try await cancel(run: run)
-      case let .processed(sequence, tookOutcome): try await processed(sequence: sequence, tookOutcome: tookOutcome)
-      case let .woke(token): try await woke(token: token)
-      case .reportSettling: try await reportSettling()
-      case let .ping(token): try await ping(token: token)
-      case let .answer(token, answer): try await self.answer(token: token, answer)
-      case .action, .finished, .sleep, .settled, .pong, .question, .warning:
-        throw DistributionError.protocolViolation("the host does not send \(message)")
-      }
+    var arguments = ByteWriter()
+    let method: String
+    switch message {
+    case let .start(run): (method, arguments) = ("start(run:)", Self.arguments(run))
+    case let .cancel(run): (method, arguments) = ("cancel(run:)", Self.arguments(run))
+    case let .processed(sequence, tookOutcome):
+      method = "processed(sequence:tookOutcome:)"
+      sequence.write(to: &arguments)
+      tookOutcome.write(to: &arguments)
+    case let .woke(token): (method, arguments) = ("woke(token:)", Self.arguments(token))
+    case .reportSettling: method = "reportSettling()"
+    case let .ping(token): (method, arguments) = ("ping(token:)", Self.arguments(token))
+    case let .answer(token, answer):
+      method = "answer(token:_:)"
+      token.write(to: &arguments)
+      answer.write(to: &arguments)
+    case .action, .finished, .sleep, .settled, .pong, .question, .warning:
+      throw DistributionError.protocolViolation("the host does not send \(message)")
     }
+    try actorSystem.post(Self.id, method: method, arguments: arguments.bytes)
+  }
+
+  private static func arguments(_ number: UInt64) -> ByteWriter {
+    var writer = ByteWriter()
+    number.write(to: &writer)
+    return writer
   }
 }

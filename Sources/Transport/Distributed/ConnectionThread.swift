@@ -47,6 +47,11 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers) }
   }
 
+  /// Reads `reader` on the calling thread until the connection ends.
+  func read(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
+    run(reader, idleWait: idleWait, handlers: handlers)
+  }
+
   /// Hands every job to the global executor from now on: for a connection that no thread of
   /// this kind reads.
   func stop() {

@@ -55,9 +55,30 @@ extension SocketInvocationDecoder {
 enum TargetResolution: Sendable {
   /// Through `executeDistributedTarget`, by the target's mangled name.
   case byName
+  /// A method named by `SocketActorSystem.call(_:method:arguments:)` or `post` that the actor
+  /// does not list.
+  case unknown
   /// Straight to the method: the closure checks the actor's type, so a resolution made for
   /// one actor never runs on another's.
   case direct(@Sendable (any DistributedActor, inout SocketInvocationDecoder) async throws -> ByteWriter?)
+
+  /// What starts the name of a target called by method name rather than by mangled name;
+  /// mangled names start with `$`.
+  static let namedPrefix = "#"
+
+  /// How calls by method name (`add(_:_:)`) on actors of `actor`'s type are made.
+  static func resolve(method: String, on actor: any DistributedActor) -> TargetResolution {
+    guard let callable = actor as? any DirectlyCallable else { return .unknown }
+    return resolveDirect(method: method, on: callable)
+  }
+
+  private static func resolveDirect<Actor: DirectlyCallable>(method: String, on _: Actor) -> TargetResolution {
+    guard let direct = Actor.directTargets[method] else { return .unknown }
+    return .direct { actor, arguments in
+      guard let actor = actor as? Actor else { throw RemoteCallError.remote("\(method) called on \(type(of: actor))") }
+      return try await direct.invoke(actor, &arguments)
+    }
+  }
 
   /// How calls to `target` on actors of `actor`'s type are made.
   static func resolve(_ target: RemoteCallTarget, on actor: any DistributedActor) -> TargetResolution {

@@ -40,6 +40,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     case byThread
     /// Each caller, for its own reply, one call at a time.
     case byCaller
+    /// The thread that calls `serve()`, as `byThread` but on a thread the owner chooses: a
+    /// worker's main thread, which a SIGSTOP sent to the process stops first.
+    case byServingThread
   }
 
   /// How long a call may take before it fails with `RemoteCallError.deadlineExceeded`.
@@ -132,21 +135,41 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       callerReading = Mutex(ConnectionHalf(connection: connection))
       closeHandler = onClose
       executor.stop()
-    case .byThread:
+    case .byThread, .byServingThread:
       callerReading = Mutex(nil)
       closeHandler = nil
       // Weak: the reading thread must not keep alive a system that nobody uses.
-      executor.start(
-        reading: ConnectionHalf(connection: connection), idleWait: callTimeout,
-        handlers: ConnectionThread.Handlers(
-          frame: { [weak self] in self?.receive($0) ?? false },
-          nextDeadline: { [weak self] in self?.nextDeadline },
-          expire: { [weak self] in self?.expireCalls(at: $0) },
-          end: { [weak self] error in
-            self?.peerDidDisconnect()
-            onClose(error)
-          }))
+      let handlers = ConnectionThread.Handlers(
+        frame: { [weak self] in self?.receive($0) ?? false },
+        nextDeadline: { [weak self] in self?.nextDeadline },
+        expire: { [weak self] in self?.expireCalls(at: $0) },
+        end: { [weak self] error in
+          self?.peerDidDisconnect()
+          onClose(error)
+        })
+      let reader = ConnectionHalf(connection: connection)
+      if reading == .byThread {
+        executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
+      } else {
+        serving.withLock { $0 = Serving(reader: reader, handlers: handlers) }
+      }
     }
+  }
+
+  /// What `serve()` reads, for a system read by its serving thread.
+  private struct Serving: Sendable {
+    let reader: ConnectionHalf
+    let handlers: ConnectionThread.Handlers
+  }
+
+  private let serving = Mutex<Serving?>(nil)
+
+  /// For a system read by its serving thread: reads the connection on the calling thread,
+  /// running the peer's calls, until the connection ends. Returns at once on any other system
+  /// or the second time.
+  package func serve() {
+    guard let serving = serving.withLock({ serving in defer { serving = nil }; return serving }) else { return }
+    executor.read(serving.reader, idleWait: callTimeout, handlers: serving.handlers)
   }
 
   /// For a system read by its callers: runs once, when a caller finds the connection ended.
@@ -239,7 +262,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       state.nextCall += 1
       return state.nextCall
     }
-    if reading == .byCaller { return try callReadingReply(id, actor, target: target, arguments: arguments) }
+    if reading == .byCaller {
+      return try callReadingReply(id, actor, target: target.identifier, named: target.description, arguments: arguments)
+    }
     let identifier = target.identifier
     let deadline = ContinuousClock.now + callTimeout
     // Unsafe rather than checked: `pending` hands each continuation out exactly once (to the
@@ -253,25 +278,53 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       }
       guard !isClosed else { return continuation.resume(throwing: RemoteCallError.peerDisconnected) }
       do {
-        try write(call: id, actor, target: target, arguments: arguments)
+        try write(call: id, actor, target: identifier, arguments: arguments)
       } catch {
         fail(call: id, with: RemoteCallError.peerDisconnected)
       }
     }
   }
 
+  // MARK: Calls by method name, from synchronous code
+
+  /// Calls `method` (its name and labels, `handle(_:)`) of the `DirectlyCallable` actor `actor`
+  /// on the peer and returns the result's bytes, from synchronous code and without a task: the
+  /// call is written and its reply read on this thread. For a system read by its callers.
+  ///
+  /// The peer's actor runs the method just as for a call through a distributed method; this
+  /// side skips the distributed thunk, which needs a task, and a task started from synchronous
+  /// code either waits for another thread or runs nested in the caller's job.
+  package func call(_ actor: SocketActorID, method: String, arguments: [UInt8]) throws -> [UInt8] {
+    precondition(reading == .byCaller, "a call by method name needs a system read by its callers")
+    let id = state.withLock { state -> UInt64 in
+      state.nextCall += 1
+      return state.nextCall
+    }
+    return try callReadingReply(
+      id, actor, target: TargetResolution.namedPrefix + method, named: method, arguments: arguments)
+  }
+
+  /// Sends the message `method` (its name and labels) to the `DirectlyCallable` actor `actor`
+  /// on the peer, from any thread and without a task: it is written here, and not answered.
+  package func post(_ actor: SocketActorID, method: String, arguments: [UInt8]) throws {
+    do {
+      try write(call: 0, actor, target: TargetResolution.namedPrefix + method, arguments: arguments)
+    } catch {
+      throw RemoteCallError.peerDisconnected
+    }
+  }
+
   /// Sends a message: a call whose id is 0, to which the peer sends no reply.
   private func post(_ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]) throws {
     do {
-      try write(call: 0, actor, target: target, arguments: arguments)
+      try write(call: 0, actor, target: target.identifier, arguments: arguments)
     } catch {
       throw RemoteCallError.peerDisconnected
     }
   }
 
   /// Writes a call, naming its target by number, and by name too the first time.
-  private func write(call id: UInt64, _ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]) throws {
-    let identifier = target.identifier
+  private func write(call id: UInt64, _ actor: SocketActorID, target identifier: String, arguments: [UInt8]) throws {
     try writer.withLock { writer in
       let number = writer.targets[identifier]
       let assigned = number ?? UInt64(writer.targets.count)
@@ -289,7 +342,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// holding the reading half, so that calls go one at a time. The socket's receive timeout
   /// (`callTimeout`) bounds each read.
   private func callReadingReply(
-    _ id: UInt64, _ actor: SocketActorID, target: RemoteCallTarget, arguments: [UInt8]
+    _ id: UInt64, _ actor: SocketActorID, target: String, named name: @autoclosure () -> String, arguments: [UInt8]
   ) throws -> [UInt8] {
     try callerReading.withLock { half in
       guard let half, !state.withLock({ $0.isClosed }) else { throw RemoteCallError.peerDisconnected }
@@ -303,7 +356,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
         case let .failure(replyID, message) where replyID == id:
           throw RemoteCallError.remote(message)
         case .reply, .failure, .call:
-          throw TransportError.malformed("a reply to another call, or a call, where the reply to \(target) was due")
+          throw TransportError.malformed("a reply to another call, or a call, where the reply to \(name()) was due")
         }
       } catch let error as RemoteCallError where error != .peerDisconnected {
         throw error
@@ -312,7 +365,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
         // answer to the next call.
         endReadingByCaller(error as? TransportError)
         if case .timedOut? = error as? TransportError {
-          throw RemoteCallError.deadlineExceeded(target.description, callTimeout)
+          throw RemoteCallError.deadlineExceeded(name(), callTimeout)
         }
         throw RemoteCallError.peerDisconnected
       }
@@ -468,6 +521,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     do {
       let resolution = known.resolution ?? resolve(call.target, known.name, on: actor)
       switch resolution {
+      case .unknown:
+        throw RemoteCallError.remote("\(type(of: actor)) has no direct method \(known.name.dropFirst())")
       case let .direct(invoke):
         let result = try await invoke(actor, &decoder)
         if call.id != 0 { try send(.reply(id: call.id, value: result?.bytes ?? [])) }
@@ -486,7 +541,10 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Decides once how calls to target `number` are made, and remembers it.
   private func resolve(_ number: UInt64, _ name: String, on actor: any DistributedActor) -> TargetResolution {
-    let resolution = TargetResolution.resolve(RemoteCallTarget(name), on: actor)
+    let resolution =
+      name.hasPrefix(TargetResolution.namedPrefix)
+      ? TargetResolution.resolve(method: String(name.dropFirst()), on: actor)
+      : TargetResolution.resolve(RemoteCallTarget(name), on: actor)
     state.withLock { $0.targets[number]?.resolution = resolution }
     return resolution
   }
