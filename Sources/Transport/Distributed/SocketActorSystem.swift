@@ -16,10 +16,10 @@ import Synchronization
 /// returns once it is written, and the peer sends nothing back. Messages and calls from one
 /// side start on the other in the order they were sent.
 ///
-/// A system whose connection is `.readByCaller` has no reading thread: a call writes its
-/// request and reads the reply on the calling thread, so a synchronous caller
-/// (`callSynchronously`) pays no thread hop and no wake-up. Such a system only calls; it
-/// hosts no actors the peer could reach.
+/// A system whose connection is `.byCaller` has no reading thread: a call writes its request
+/// and reads the reply on the calling thread, so a synchronous caller (`call(_:method:arguments:)`)
+/// pays no thread hop and no wake-up. Such a system only calls; it hosts no actors the peer
+/// could reach.
 ///
 /// ```swift
 /// let system = SocketActorSystem(connection: try launch.connect())
