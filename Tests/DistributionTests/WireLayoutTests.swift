@@ -46,10 +46,6 @@ import TransportTestSupport
     #expect(try roundTrip(greeting) == greeting)
     let answer = Wire.Answer(warnings: ["✗ warned", ""], reply: .pong)
     #expect(try roundTrip(answer) == answer)
-    let action = Wire.EffectAction(run: 1, sequence: 2, bytes: [3], outcome: nil)
-    #expect(try roundTrip(action) == action)
-    let question = Wire.Question(token: 1, revision: 2, key: "k", bytes: [9])
-    #expect(try roundTrip(question) == question)
   }
 
   /// With the host's dependencies unchanged, an action's request costs one byte more than it

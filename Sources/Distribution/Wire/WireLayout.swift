@@ -155,38 +155,6 @@ extension Wire.Answer: WireCodable {
   }
 }
 
-extension Wire.EffectAction: WireCodable {
-  func write(to writer: inout ByteWriter) {
-    writer.write(run)
-    writer.write(sequence)
-    writer.write(bytes: bytes)
-    writer.write(optional: outcome)
-  }
-
-  init(from reader: inout ByteReader) throws(TransportError) {
-    run = try reader.readUInt64()
-    sequence = try reader.readUInt64()
-    bytes = try reader.readBytes()
-    outcome = try reader.readOptional(Wire.Outcome.self)
-  }
-}
-
-extension Wire.Question: WireCodable {
-  func write(to writer: inout ByteWriter) {
-    writer.write(token)
-    writer.write(revision)
-    writer.write(key)
-    writer.write(bytes: bytes)
-  }
-
-  init(from reader: inout ByteReader) throws(TransportError) {
-    token = try reader.readUInt64()
-    revision = try reader.readUInt64()
-    key = try reader.readString()
-    bytes = try reader.readBytes()
-  }
-}
-
 extension Wire.DependencyHeader: WireField {
   func write(to writer: inout ByteWriter) {
     writer.write(revision)

@@ -4,7 +4,7 @@ internal import Transport
 /// The messages between the host and a worker: the arguments and results of the endpoints'
 /// distributed methods. On the control connection the host calls the worker's
 /// `BoundaryEndpoint` with one request at a time, synchronously inside its reducer; on the
-/// effects connection the `HostEndpoint` and the `WorkerEffectsEndpoint` send each other
+/// effects connection the `HostEndpoint` and the `WorkerEffectsEndpoint` deliver each other
 /// everything that happens later.
 ///
 /// Every action pays for these messages twice, so they lay out their own bytes (see
@@ -96,24 +96,8 @@ enum Wire {
     var reply: Reply
   }
 
-  /// Worker → host: `HostEndpoint.action(_:)`, an effect action and its outcome.
-  struct EffectAction: Equatable, Sendable {
-    var run: UInt64
-    var sequence: UInt64
-    var bytes: [UInt8]
-    var outcome: Outcome?
-  }
-
-  /// Worker → host: `HostEndpoint.question(_:)`, a call on a crossing dependency.
-  struct Question: Equatable, Sendable {
-    var token: UInt64
-    var revision: UInt64
-    var key: String
-    var bytes: [UInt8]
-  }
-
-  /// Either way, on the effects connection: what the endpoints' messages say, as the two
-  /// sides' effect bookkeeping handles them.
+  /// Either way, on the effects connection: what `HostEndpoint.deliver(_:)` and
+  /// `WorkerEffectsEndpoint.deliver(_:)` carry.
   enum EffectMessage: Equatable, Sendable {
     /// Host → worker: start the effect body `run`.
     case start(run: UInt64)
