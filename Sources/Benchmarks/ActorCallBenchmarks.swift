@@ -1,3 +1,4 @@
+import CoreBenchmarks
 import Transport
 import TransportTestSupport
 

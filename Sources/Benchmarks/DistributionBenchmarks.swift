@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+import CoreBenchmarks
 import Examples
 import Foundation
 import Transport

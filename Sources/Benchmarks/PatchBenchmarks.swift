@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+import CoreBenchmarks
 import Transport
 
 /// Patches of one change in a large list or deep in a nested struct, against sending the

@@ -1,4 +1,5 @@
 import CSystem
+import CoreBenchmarks
 import Foundation
 import Synchronization
 import Transport

@@ -8,6 +8,8 @@
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
+import CoreBenchmarks
+
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
 } else if CommandLine.arguments.dropFirst().first == "core" {

@@ -9,6 +9,9 @@ import Transport
 package distributed actor Calculator {
   package typealias ActorSystem = SocketActorSystem
 
+  /// Bound to its connection, so that `add` and `note` run on the thread that reads them.
+  package nonisolated var unownedExecutor: UnownedSerialExecutor { actorSystem.executor.lane.asUnownedSerialExecutor() }
+
   /// The name the worker hosts it under.
   package static let id = SocketActorID(number: 1)
 
@@ -31,6 +34,12 @@ package distributed actor Calculator {
     received.append(value)
   }
 
+  /// Whether the call runs in a task: a method run on the reading thread as it is read runs
+  /// in none.
+  package distributed func runsInTask() -> Bool {
+    withUnsafeCurrentTask { $0 != nil }
+  }
+
   package distributed func fail(_ message: String) throws {
     throw CalculatorError(message: message)
   }
@@ -41,11 +50,14 @@ package distributed actor Calculator {
   }
 }
 
-extension Calculator: DirectlyCallable {
-  /// `add` and `note` are called directly; `record`, `fail` and `hang` by name.
+extension Calculator: ConnectionBound {
+  /// `add`, `note` and `runsInTask` run on the reading thread as they are read; `record` is
+  /// called directly in a task; `fail` and `hang` by name.
   package static let directTargets: [String: DirectTarget<Calculator>] = [
-    "add(_:_:)": DirectTarget { calculator, arguments in try await calculator.add(arguments.next(), arguments.next()) },
-    "note(_:)": DirectTarget { calculator, arguments in try await calculator.note(arguments.next()) },
+    "add(_:_:)": DirectTarget(onReadingThread: { calculator, arguments in calculator.add(try arguments.next(), try arguments.next()) }),
+    "note(_:)": DirectTarget(onReadingThread: { calculator, arguments in calculator.note(try arguments.next()) }),
+    "runsInTask()": DirectTarget(onReadingThread: { calculator, _ in calculator.runsInTask() }),
+    "record(_:)": DirectTarget { calculator, arguments in try await calculator.record(arguments.next()) },
   ]
 }
 

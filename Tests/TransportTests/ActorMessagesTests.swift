@@ -46,8 +46,40 @@ import TransportTestSupport
     try await calculator.note(8)
     await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
     #expect(try await calculator.record(9) == [7, 8, 9])
-    // `add` and `note` are listed; `record` and `fail` go through executeDistributedTarget.
-    #expect(callee.directTargetCount == 2)
+    // `add`, `note` and `record` are listed; `fail` goes through executeDistributedTarget.
+    #expect(callee.directTargetCount == 3)
+  }
+
+  @Test func aConnectionBoundActorsMethodRunsAsItIsReadWithNoTask() async throws {
+    let (caller, callee, calculator) = try connectedPair()
+    defer {
+      caller.close()
+      callee.close()
+    }
+    #expect(try await calculator.runsInTask() == false)
+    // Calls that need a task hop onto the same thread's lane, in order with the rest.
+    for value in 1...20 {
+      _ = try await calculator.record(value)
+      try await calculator.note(-value)
+    }
+    #expect(try await calculator.record(0) == (1...20).flatMap { [$0, -$0] } + [0])
+  }
+
+  @Test func aConnectionBoundActorStillRunsSeriallyAfterItsConnectionEnds() async throws {
+    let (left, right) = try UnixSocket.pair()
+    let ended = Event<Bool>()
+    let system = SocketActorSystem(connection: FramedConnection(right), onClose: { _ in ended.fire(true) })
+    let actor = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    left.close()
+    #expect(await ended.wait(atMost: .seconds(10)) == true)
+    // No thread reads the connection any more: the lane's jobs run on a serial queue.
+    let recorded = await withTaskGroup(of: Void.self) { group in
+      for value in 1...100 { group.addTask { _ = await actor.whenLocal { $0.record(value) } } }
+      await group.waitForAll()
+      return await actor.whenLocal { $0.record(0) }
+    }
+    #expect(recorded?.count == 101)
+    #expect(Set(recorded ?? []) == Set(0...100))
   }
 
   @Test func aSystemReadByItsCallerAnswersSynchronouslyOnTheCallingThread() throws {

@@ -11,6 +11,9 @@ internal import Transport
 distributed actor HostEndpoint {
   typealias ActorSystem = SocketActorSystem
 
+  /// Bound to its connection: calls run on the thread that reads them (`ConnectionBound`).
+  nonisolated var unownedExecutor: UnownedSerialExecutor { actorSystem.executor.lane.asUnownedSerialExecutor() }
+
   /// The name the host hosts it under, which the worker knows.
   static let id = SocketActorID(number: 3)
 
@@ -27,10 +30,10 @@ distributed actor HostEndpoint {
   }
 }
 
-extension HostEndpoint: DirectlyCallable {
+extension HostEndpoint: ConnectionBound {
   /// The worker posts by name from synchronous code (`post(_:)`).
   static let directTargets: [String: DirectTarget<HostEndpoint>] = [
-    "deliver(_:)": DirectTarget { endpoint, arguments in try await endpoint.deliver(arguments.next()) }
+    "deliver(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.deliver(try arguments.next()) })
   ]
 
   /// Sends `message` to the host's endpoint from synchronous code, without a task: the

@@ -15,6 +15,9 @@ internal import Transport
 distributed actor BoundaryEndpoint {
   typealias ActorSystem = SocketActorSystem
 
+  /// Bound to its connection: calls run on the thread that reads them (`ConnectionBound`).
+  nonisolated var unownedExecutor: UnownedSerialExecutor { actorSystem.executor.lane.asUnownedSerialExecutor() }
+
   /// The name the worker hosts it under, which the host knows.
   static let id = SocketActorID(number: 1)
 
@@ -36,11 +39,11 @@ distributed actor BoundaryEndpoint {
   }
 }
 
-extension BoundaryEndpoint: DirectlyCallable {
+extension BoundaryEndpoint: ConnectionBound {
   /// The host calls both by name from its reducer's thread, without a task.
   static let directTargets: [String: DirectTarget<BoundaryEndpoint>] = [
     "greeting()": DirectTarget { endpoint, _ in try await endpoint.greeting() },
-    "handle(_:)": DirectTarget { endpoint, arguments in try await endpoint.handle(arguments.next()) },
+    "handle(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.handle(try arguments.next()) }),
   ]
 }
 

@@ -9,6 +9,9 @@ internal import Transport
 distributed actor WorkerEffectsEndpoint {
   typealias ActorSystem = SocketActorSystem
 
+  /// Bound to its connection: calls run on the thread that reads them (`ConnectionBound`).
+  nonisolated var unownedExecutor: UnownedSerialExecutor { actorSystem.executor.lane.asUnownedSerialExecutor() }
+
   /// The name the worker hosts it under, which the host knows.
   static let id = SocketActorID(number: 2)
 
@@ -25,10 +28,10 @@ distributed actor WorkerEffectsEndpoint {
   }
 }
 
-extension WorkerEffectsEndpoint: DirectlyCallable {
+extension WorkerEffectsEndpoint: ConnectionBound {
   /// The host posts by name from synchronous code (`post(_:)`).
   static let directTargets: [String: DirectTarget<WorkerEffectsEndpoint>] = [
-    "deliver(_:)": DirectTarget { endpoint, arguments in try await endpoint.deliver(arguments.next()) }
+    "deliver(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.deliver(try arguments.next()) })
   ]
 
   /// Sends `message` to the worker's endpoint from synchronous code, without a task: the

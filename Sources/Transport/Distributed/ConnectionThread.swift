@@ -4,7 +4,8 @@ import CSystem
 #endif
 import Synchronization
 
-/// The thread that reads a `SocketActorSystem`'s connection, which is also a `TaskExecutor`.
+/// The thread that reads a `SocketActorSystem`'s connection, which is also a `TaskExecutor`,
+/// and whose `lane` is the serial executor of the actors bound to the connection.
 ///
 /// Calls from the peer run on it, and a task that prefers it resumes on the very thread that
 /// read its reply: a remote call then costs no hop between threads, only the socket's own
@@ -16,16 +17,15 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Once the connection ends, jobs go to the global concurrent executor.
+/// Once the connection ends, jobs go to the global concurrent executor, and jobs of the lane
+/// to a serial queue.
 package final class ConnectionThread: TaskExecutor, Sendable {
-  private struct Queue {
-    var jobs: [UnownedJob] = []
-    var isReading = true
-  }
+  private let jobs = JobQueue()
 
-  private let queue = Mutex(Queue())
-  private let wakeup = bulkhead_wakeup_create()
-  private let readerThread = Atomic<UInt>(0)
+  /// The serial executor of the actors bound to this connection (`ConnectionBound`): their
+  /// jobs run on this thread between frames, and a call this thread reads for one of them
+  /// runs at once, isolated to it, with no task.
+  package let lane: Lane
 
   /// What the thread does with what it reads.
   struct Handlers: Sendable {
@@ -39,7 +39,9 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     let end: @Sendable (TransportError?) -> Void
   }
 
-  init() {}
+  init() {
+    lane = Lane(jobs)
+  }
 
   /// Starts reading `reader` on a new thread. `idleWait` bounds each wait when nothing is
   /// due, so that a deadline set while the thread waits is never checked later than it falls.
@@ -55,32 +57,18 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   /// Hands every job to the global executor from now on: for a connection that no thread of
   /// this kind reads.
   func stop() {
-    queue.withLock { queue in
-      queue.isReading = false
-      close(wakeup)
-    }
+    jobs.stop()
   }
 
   /// Whether the caller runs on this thread.
-  package var isCurrent: Bool { readerThread.load(ordering: .relaxed) == UInt(pthread_self()) }
+  package var isCurrent: Bool { jobs.isReaderThread }
 
   package func enqueue(_ job: consuming ExecutorJob) {
-    let job = UnownedJob(job)
-    let isQueued = queue.withLock { queue in
-      // Without a wakeup descriptor (the process is out of them) a queued job could wait
-      // for the next frame: such a thread hands its jobs on instead.
-      guard queue.isReading, wakeup >= 0 else { return false }
-      queue.jobs.append(job)
-      // The reader runs its queue before it waits again; anyone else must wake it. Signalled
-      // under the lock, so the descriptor cannot be closed in between.
-      if !isCurrent { _ = bulkhead_wakeup_signal(wakeup) }
-      return true
-    }
-    if !isQueued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    jobs.enqueue(UnownedJob(job), isolated: false)
   }
 
   private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    readerThread.store(UInt(pthread_self()), ordering: .relaxed)
+    jobs.readOnThisThread()
     var ending: TransportError?
     defer { finish(handlers, ending) }
     let connection = reader.connection
@@ -106,12 +94,12 @@ package final class ConnectionThread: TaskExecutor, Sendable {
       }
       var descriptors = [
         pollfd(fd: connection.socket.descriptor, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: jobs.wakeup, events: Int16(POLLIN), revents: 0),
       ]
       let now = ContinuousClock.now
       let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
       guard poll(&descriptors, 2, Self.milliseconds(wait)) >= 0 || errno == EINTR else { return }
-      if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(wakeup) }
+      if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
       if descriptors[0].revents != 0 {
         guard handleNext() else { return }
       }
@@ -120,27 +108,21 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   }
 
   private func runQueuedJobs() {
-    while true {
-      let jobs = queue.withLock { queue in
-        defer { queue.jobs.removeAll(keepingCapacity: true) }
-        return queue.jobs
+    while let batch = jobs.takeAll() {
+      for job in batch {
+        if job.isolated {
+          job.job.runSynchronously(isolatedTo: lane.asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        } else {
+          job.job.runSynchronously(on: asUnownedTaskExecutor())
+        }
       }
-      if jobs.isEmpty { return }
-      for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
   }
 
-  /// Ends the connection's work, then hands every job, queued or still to come, to the
-  /// global executor.
+  /// Ends the connection's work, then hands every job, queued or still to come, on.
   private func finish(_ handlers: Handlers, _ error: TransportError?) {
     handlers.end(error)
-    let jobs = queue.withLock { queue in
-      queue.isReading = false
-      close(wakeup)
-      defer { queue.jobs = [] }
-      return queue.jobs
-    }
-    for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    jobs.stop()
   }
 
   /// A wait in whole milliseconds for `poll`, rounded up so that it never ends early.

@@ -23,16 +23,15 @@ package protocol DirectlyCallable: DistributedActor where ActorSystem == SocketA
 /// method, and lays out its result.
 package struct DirectTarget<Actor: DistributedActor>: Sendable {
   let invoke: @Sendable (Actor, inout SocketInvocationDecoder) async throws -> ByteWriter?
+  /// Runs the method at once on the thread that read the call; nil for a method that may wait.
+  let inline: (@Sendable (Actor, inout SocketInvocationDecoder) throws -> ByteWriter?)?
 
   /// A method that returns a value.
   package init<Result: WireCodable>(
     _ method: @escaping @Sendable (Actor, inout SocketInvocationDecoder) async throws -> Result
   ) {
-    invoke = { actor, arguments in
-      var writer = ByteWriter()
-      try await method(actor, &arguments).write(to: &writer)
-      return writer
-    }
+    invoke = { actor, arguments in try await method(actor, &arguments).written }
+    inline = nil
   }
 
   /// A method that returns nothing.
@@ -41,6 +40,65 @@ package struct DirectTarget<Actor: DistributedActor>: Sendable {
       try await method(actor, &arguments)
       return nil
     }
+    inline = nil
+  }
+
+  /// A synchronous method of an actor bound to its connection (`ConnectionBound`): the system
+  /// runs it on the thread that reads the call, isolated to the actor, as soon as the call is
+  /// read — no task, no hop — and sends the result from there.
+  ///
+  /// ```swift
+  /// "handle(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.handle(try arguments.next()) })
+  /// ```
+  package init<Result: WireCodable>(
+    onReadingThread method: @escaping @Sendable (isolated Actor, inout SocketInvocationDecoder) throws -> Result
+  ) {
+    invoke = { actor, arguments in
+      let call = arguments
+      return try await actor.whenLocal { actor in
+        var arguments = call
+        return try method(actor, &arguments).written
+      }
+    }
+    inline = { actor, arguments in try actor.assumeIsolated { actor in try method(actor, &arguments).written } }
+  }
+
+  /// A synchronous method that returns nothing, of an actor bound to its connection: a
+  /// message, run on the thread that reads it.
+  package init(onReadingThread method: @escaping @Sendable (isolated Actor, inout SocketInvocationDecoder) throws -> Void) {
+    invoke = { actor, arguments in
+      let call = arguments
+      try await actor.whenLocal { actor in
+        var arguments = call
+        try method(actor, &arguments)
+      }
+      return nil
+    }
+    inline = { actor, arguments in
+      try actor.assumeIsolated { actor in try method(actor, &arguments) }
+      return nil
+    }
+  }
+}
+
+/// A distributed actor whose executor is the thread that reads its system's connection, so
+/// that its `DirectTarget(onReadingThread:)` methods run as each call is read. Such an actor
+/// declares
+///
+/// ```swift
+/// nonisolated var unownedExecutor: UnownedSerialExecutor { actorSystem.executor.lane.asUnownedSerialExecutor() }
+/// ```
+///
+/// Its jobs then run on the reading thread between frames (`ConnectionThread.lane`); what it
+/// does must not wait for the peer, which could be waiting for it.
+package protocol ConnectionBound: DirectlyCallable {}
+
+extension WireCodable {
+  /// The value laid out, as a call's result.
+  fileprivate var written: ByteWriter {
+    var writer = ByteWriter()
+    write(to: &writer)
+    return writer
   }
 }
 
@@ -58,9 +116,9 @@ enum TargetResolution: Sendable {
   /// A method named by `SocketActorSystem.call(_:method:arguments:)` or `post` that the actor
   /// does not list.
   case unknown
-  /// Straight to the method: the closure checks the actor's type, so a resolution made for
+  /// Straight to the method: the closures check the actor's type, so a resolution made for
   /// one actor never runs on another's.
-  case direct(@Sendable (any DistributedActor, inout SocketInvocationDecoder) async throws -> ByteWriter?)
+  case direct(DirectInvocation)
 
   /// What starts the name of a target called by method name rather than by mangled name;
   /// mangled names start with `$`.
@@ -74,10 +132,7 @@ enum TargetResolution: Sendable {
 
   private static func resolveDirect<Actor: DirectlyCallable>(method: String, on _: Actor) -> TargetResolution {
     guard let direct = Actor.directTargets[method] else { return .unknown }
-    return .direct { actor, arguments in
-      guard let actor = actor as? Actor else { throw RemoteCallError.remote("\(method) called on \(type(of: actor))") }
-      return try await direct.invoke(actor, &arguments)
-    }
+    return .direct(DirectInvocation(direct, named: method))
   }
 
   /// How calls to `target` on actors of `actor`'s type are made.
@@ -93,9 +148,26 @@ enum TargetResolution: Sendable {
     guard name.hasPrefix(prefix), let direct = Actor.directTargets[String(name.dropFirst(prefix.count))] else {
       return .byName
     }
-    return .direct { actor, arguments in
+    return .direct(DirectInvocation(direct, named: name))
+  }
+}
+
+/// A direct target with its actor's type erased.
+struct DirectInvocation: Sendable {
+  let invoke: @Sendable (any DistributedActor, inout SocketInvocationDecoder) async throws -> ByteWriter?
+  /// For a method run on the reading thread (`DirectTarget(onReadingThread:)`).
+  let inline: (@Sendable (any DistributedActor, inout SocketInvocationDecoder) throws -> ByteWriter?)?
+
+  init<Actor: DistributedActor>(_ target: DirectTarget<Actor>, named name: String) {
+    @Sendable func typed(_ actor: any DistributedActor) throws -> Actor {
       guard let actor = actor as? Actor else { throw RemoteCallError.remote("\(name) called on \(type(of: actor))") }
-      return try await direct.invoke(actor, &arguments)
+      return actor
+    }
+    invoke = { actor, arguments in try await target.invoke(typed(actor), &arguments) }
+    if let inline = target.inline {
+      self.inline = { actor, arguments in try inline(typed(actor), &arguments) }
+    } else {
+      self.inline = nil
     }
   }
 }

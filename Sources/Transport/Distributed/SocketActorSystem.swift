@@ -442,7 +442,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       switch decision {
       case let .start(call):
         // Runs here, on the reading thread, until the call first waits: no task is queued
-        // for it, and calls start in the order they arrived.
+        // for it, and calls start in the order they arrived. A method of an actor bound to
+        // the connection runs to its end with no task at all.
+        guard !executeInline(call) else { break }
         Task.immediate(executorPreference: executor) { await self.execute(call) }
       case let .queue(call):
         Task(executorPreference: executor) { await self.execute(call) }
@@ -492,8 +494,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     let target = RemoteCallTarget(target)
     let resolution = state.withLock { $0.local[target.identifier] } ?? TargetResolution.resolve(target, on: actor)
     state.withLock { $0.local[target.identifier] = resolution }
-    if direct, case let .direct(invoke) = resolution {
-      _ = try await invoke(actor, &decoder)
+    if direct, case let .direct(target) = resolution {
+      _ = try await target.invoke(actor, &decoder)
       return
     }
     try await executeDistributedTarget(
@@ -523,20 +525,53 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       switch resolution {
       case .unknown:
         throw RemoteCallError.remote("\(type(of: actor)) has no direct method \(known.name.dropFirst())")
-      case let .direct(invoke):
-        let result = try await invoke(actor, &decoder)
-        if call.id != 0 { try send(.reply(id: call.id, value: result?.bytes ?? [])) }
+      case let .direct(target):
+        answer(call, with: try await target.invoke(actor, &decoder))
       case .byName:
         try await executeDistributedTarget(
           on: actor, target: RemoteCallTarget(known.name), invocationDecoder: &decoder, handler: handler)
       }
-    } catch where call.id == 0 {
+    } catch {
+      fail(call, with: error)
+    }
+  }
+
+  /// Runs `call` to its end here, on the reading thread, when its target is a method of an
+  /// actor bound to the connection (`DirectTarget(onReadingThread:)`); false when it needs a
+  /// task.
+  private func executeInline(_ call: IncomingCall) -> Bool {
+    guard executor.isCurrent else { return false }
+    let (actor, known) = state.withLock { ($0.actors[call.actor], $0.targets[call.target]) }
+    guard let actor, let known,
+      case let .direct(target) = known.resolution ?? resolve(call.target, known.name, on: actor),
+      let inline = target.inline
+    else { return false }
+    var decoder = SocketInvocationDecoder(arguments: call.arguments)
+    do {
+      answer(call, with: try inline(actor, &decoder))
+    } catch {
+      fail(call, with: error)
+    }
+    return true
+  }
+
+  /// Sends the result of a call the peer waits for.
+  private func answer(_ call: IncomingCall, with result: ByteWriter?) {
+    guard call.id != 0 else { return }
+    do {
+      try send(.reply(id: call.id, value: result?.bytes ?? []))
+    } catch {
+      fail(call, with: error)
+    }
+  }
+
+  private func fail(_ call: IncomingCall, with error: any Error) {
+    guard call.id != 0 else {
       // A message that does not decode cannot be answered: the peer is not speaking this
       // protocol, and the connection ends.
-      close()
-    } catch {
-      try? send(.failure(id: call.id, message: "\(error)"))
+      return close()
     }
+    try? send(.failure(id: call.id, message: "\(error)"))
   }
 
   /// Decides once how calls to target `number` are made, and remembers it.

@@ -136,7 +136,7 @@ private func handWrittenRows(_ state: inout CounterRows.State, _ action: Counter
 
 /// The in-process core: an action through nested scopes and a large `forEach`, each as a
 /// ratio to a hand-written `switch` making the same change.
-func coreBenchmarks() -> [Row] {
+package func coreBenchmarks() -> [Row] {
   let iterations = 200_000
   var rows: [Row] = []
 
@@ -192,7 +192,7 @@ func coreBenchmarks() -> [Row] {
 /// `Store.send` of an action through one scope, whose effects are all `.none`: its time as a
 /// ratio to calling the reducer directly, and the heap allocations it makes.
 @MainActor
-func storeBenchmarks(iterations: Int = 200_000) -> [Row] {
+package func storeBenchmarks(iterations: Int = 200_000) -> [Row] {
   let action = Nest1.Action.child(.incrementButtonTapped)
   var state = Nest1.State()
   let direct = nanosecondsPerCall(iterations: iterations) {

@@ -1,6 +1,6 @@
 /// Measures how long one call of `body` takes: the best of several rounds, each running
 /// `body` `iterations` times, so that a noisy neighbour only slows rounds we discard.
-func nanosecondsPerCall(iterations: Int, rounds: Int = 7, _ body: () -> Void) -> Double {
+package func nanosecondsPerCall(iterations: Int, rounds: Int = 7, _ body: () -> Void) -> Double {
   let clock = ContinuousClock()
   var best = Duration.seconds(1_000_000)
   for _ in 0..<rounds {
@@ -15,35 +15,39 @@ func nanosecondsPerCall(iterations: Int, rounds: Int = 7, _ body: () -> Void) ->
 
 /// Keeps the optimiser from deleting work whose result is otherwise unused.
 @inline(never)
-func blackHole<T>(_ value: T) {
+package func blackHole<T>(_ value: T) {
   withExtendedLifetime(value) {}
 }
 
 /// One row of a results table.
-struct Row {
+package struct Row {
   /// What the row must show to meet its goal.
-  enum Goal {
+  package enum Goal {
     /// A ratio to the row's baseline of at most this.
     case ratio(Double)
     /// A value of at most this, in the row's unit.
     case value(Double)
   }
 
-  let name: String
-  let value: Double
-  let unit: String
-  let baseline: Double?
-  var goal: Goal? = nil
+  package let name: String
+  package let value: Double
+  package let unit: String
+  package let baseline: Double?
+  package var goal: Goal? = nil
   /// False for a figure with nothing to compare it to, such as a count: no ratio is shown.
-  var hasRatio = true
+  package var hasRatio = true
 
-  var ratio: String {
+  package init(name: String, value: Double, unit: String, baseline: Double?, goal: Goal? = nil, hasRatio: Bool = true) {
+    (self.name, self.value, self.unit, self.baseline, self.goal, self.hasRatio) = (name, value, unit, baseline, goal, hasRatio)
+  }
+
+  package var ratio: String {
     guard let baseline else { return hasRatio ? "1.00× (baseline)" : "—" }
     return String(format: "%.2f×", value / baseline)
   }
 
   /// The goal and whether this run met it; empty without a goal.
-  var verdict: String {
+  package var verdict: String {
     switch goal {
     case nil: ""
     case let .ratio(limit): "≤ \(Self.format(limit))×: " + (baseline.map { value / $0 <= limit } == true ? "met" : "not met")
@@ -58,7 +62,7 @@ struct Row {
 
 /// Prints `rows` as a Markdown table, ready for the README; with a goal column when any row
 /// has a goal.
-func printTable(_ title: String, _ rows: [Row]) {
+package func printTable(_ title: String, _ rows: [Row]) {
   print("\n### \(title)\n")
   let goals = rows.contains { $0.goal != nil }
   print(goals ? "| measurement | value | ratio | goal |" : "| measurement | value | ratio |")
@@ -70,7 +74,7 @@ func printTable(_ title: String, _ rows: [Row]) {
 }
 
 /// The best of three runs of `body`, per call of the `calls` it makes.
-func nanosecondsPerCall(_ calls: Int, _ body: () async throws -> Void) async throws -> Double {
+package func nanosecondsPerCall(_ calls: Int, _ body: () async throws -> Void) async throws -> Double {
   let clock = ContinuousClock()
   var best = Duration.seconds(1000)
   for _ in 0..<3 { best = min(best, try await clock.measure { try await body() }) }
