@@ -7,10 +7,13 @@
 #   ./compose.sh hold [APP] [PLACEMENT] the same, then stay up showing effects until Ctrl-C
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
+#   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker,
+#                                       and killed and stalled there; print a table and write an
+#                                       HTML report (default: APP-study.html here)
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
 #   ./compose.sh bench                  run the benchmark (release build)
 #
-# run, hold, list and boundaries take --package PATH --product NAME first, to use the apps of
+# run, hold, list, boundaries and study take --package PATH --product NAME first, to use the apps of
 # another package's executable (one whose main calls HostCommand.main) instead of the
 # built-in examples: ./compose.sh run --package Samples/Guestbook --product guestbook
 set -euo pipefail
@@ -19,7 +22,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -118,6 +121,11 @@ case "$command" in
     [ $# -eq 1 ] || fail "boundaries takes one APP (\"./compose.sh list\" lists them)"
     build_host
     exec "$host" --boundaries "$1"
+    ;;
+  study)
+    [ $# -ge 1 ] && [ $# -le 2 ] || fail "study takes an APP and, optionally, where to write the report"
+    build_host
+    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")"
     ;;
   test)
     # A filter or other options apply to this package's tests only.

@@ -20,11 +20,17 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
 
   let small = Store(initialState: Payload.State()) { composition.compose(Payload()) }
   small.send(.store(.bump))
+  let worker = composition.processes.first?.pids.first ?? 0
+  let cpuBefore = (host: processCPUTime(), worker: processCPUTime(of: worker))
   let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) { small.send(.store(.bump)) }
+  let cpu = (
+    host: (processCPUTime() - cpuBefore.host) / Double(3 * iterations),
+    worker: (processCPUTime(of: worker) - cpuBefore.worker) / Double(3 * iterations)
+  )
   var rows = [
     Row(
-      name: "\(label) remote action round trip (send → patch applied)", value: roundTrip / 1000, unit: "µs",
-      baseline: nil, goal: .ratio(1.5))
+      name: "\(label) remote action round trip (send → patch applied; CPU per action: host \(String(format: "%.1f", cpu.host / 1000)) µs, worker \(String(format: "%.1f", cpu.worker / 1000)) µs)",
+      value: roundTrip / 1000, unit: "µs", baseline: nil, goal: .ratio(1.5))
   ]
 
   let streamed = 2_000
@@ -110,9 +116,11 @@ private func microseconds(_ duration: Duration) -> Double {
   Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
 }
 
-/// CPU time this process has used, in nanoseconds.
-private func processCPUTime() -> Double {
+/// CPU time this process, or process `pid`, has used, in nanoseconds.
+private func processCPUTime(of pid: Int32? = nil) -> Double {
+  var clock = CLOCK_PROCESS_CPUTIME_ID
+  if let pid, clock_getcpuclockid(pid, &clock) != 0 { return 0 }
   var time = timespec()
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+  clock_gettime(clock, &time)
   return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
 }

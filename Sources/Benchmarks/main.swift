@@ -3,8 +3,7 @@
 //
 //   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries]
 //
-// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures
-// (`transport` and `boundaries` on two cores).
+// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
@@ -19,13 +18,19 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
 } else if CommandLine.arguments.dropFirst().first == "transport" {
   CPULayout.twoCores.apply()
-  printTable("Across a process boundary (16-byte messages)", try await transportBenchmarks(label: "two cores:"))
+  var crossProcess = try await transportBenchmarks(label: "two cores:")
+  CPULayout.oneCore.apply()
+  crossProcess += try await transportBenchmarks(label: "one core:")
+  printTable("Across a process boundary (16-byte messages)", crossProcess)
   printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "patches" {
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
-  printTable("Boundaries in worker processes (the Payload example)", try await distributionBenchmarks(label: "two cores:"))
+  var boundaries = try await distributionBenchmarks(label: "two cores:")
+  CPULayout.oneCore.apply()
+  boundaries += try await distributionBenchmarks(label: "one core:")
+  printTable("Boundaries in worker processes (the Payload example)", boundaries)
 } else {
   printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())

@@ -17,6 +17,8 @@ import Foundation
 ///     APP --list                           the apps, one per line with a summary
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
 ///     APP --app NAME [--placement FILE] [--hold]
+///     APP --study NAME [--report FILE]     the app's script with each boundary in the host, in a
+///                                          worker, and killed and stalled there (`Study`)
 ///
 /// and prints its pid, each placed boundary with its workers' pids, each action of the script
 /// with the state after it, the workers' events and their output labelled by boundary. With
@@ -69,6 +71,18 @@ public enum HostCommand {
     case let .boundaries(name):
       for boundary in app(named: name).boundaries { terminal.say("\(boundary)") }
       exit(0)
+    case let .study(name, report):
+      let selected = app(named: name)
+      do {
+        let command =
+          try workerExecutable.map { executable throws(DistributionError) in
+            try WorkerCommand.executable(named: executable, app: name)
+          } ?? .thisExecutable(app: name)
+        try await StudySession(app: selected, command: command, terminal: terminal).run(report: report)
+      } catch {
+        terminal.fail("\(error)")
+      }
+      exit(0)
     case let .run(name, placementFile, hold):
       let selected = app(named: name)
       do {
@@ -96,11 +110,12 @@ enum HostRequest: Equatable {
   case list
   case boundaries(app: String)
   case run(app: String, placement: String?, hold: Bool)
+  case study(app: String, report: String?)
   /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold]"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold] | --study NAME [--report FILE]"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -113,7 +128,7 @@ enum HostRequest: Equatable {
     var rest = arguments[...]
     while let option = rest.popFirst() {
       switch option {
-      case "--app", "--boundaries", "--placement":
+      case "--app", "--boundaries", "--placement", "--study", "--report":
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
@@ -123,8 +138,9 @@ enum HostRequest: Equatable {
         throw wrong(option.hasPrefix("-") ? "unknown option \"\(option)\"" : "unexpected argument \"\(option)\"")
       }
     }
-    let modes = [options["--app"] != nil, options["--boundaries"] != nil, flags.contains("--list")]
-    guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries and --list go alone") }
+    let modes = [options["--app"], options["--boundaries"], options["--study"]].map { $0 != nil } + [flags.contains("--list")]
+    guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --study and --list go alone") }
+    if options["--report"] != nil, options["--study"] == nil { throw wrong("--report goes with --study") }
     if options["--app"] == nil {
       if let option = ["--placement", "--hold"].first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
@@ -136,6 +152,8 @@ enum HostRequest: Equatable {
       self = .help
     } else if let app = options["--app"] {
       self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"))
+    } else if let app = options["--study"] {
+      self = .study(app: app, report: options["--report"])
     } else if let app = options["--boundaries"] {
       self = .boundaries(app: app)
     } else {

@@ -11,4 +11,11 @@ extension ScriptedApp {
   ) async {
     await run(within: composition?.boundaryContext, hold: hold, log: log)
   }
+
+  /// Runs the script as `run(in:hold:log:)` does, with `observer` seeing every action the
+  /// root reducer runs.
+  @MainActor
+  package func run(in composition: Composition?, observer: RootObserver, log: @escaping @Sendable (String) -> Void) async {
+    await run(within: composition?.boundaryContext, hold: false, observer: observer, log: log)
+  }
 }

@@ -15,7 +15,8 @@ public struct ScriptedApp: Sendable {
   public let summary: String
   /// The app's root reducer, which the host and every worker build alike.
   public let root: @Sendable () -> any Reducer
-  private let script: @MainActor @Sendable (BoundaryContext?, Bool, @escaping @Sendable (String) -> Void) async -> Void
+  private let script:
+    @MainActor @Sendable (BoundaryContext?, Bool, RootObserver?, @escaping @Sendable (String) -> Void) async -> Void
 
   /// An app that sends `actions` in turn and logs the state after each; with
   /// `awaitingEffects`, each action's effects finish before the next is sent, otherwise they
@@ -49,10 +50,12 @@ public struct ScriptedApp: Sendable {
     self.name = name
     self.summary = summary
     self.root = reducer
-    self.script = { context, hold, log in
-      let store = Store(initialState: initialState) {
+    self.script = { context, hold, observer, log in
+      @ReducerBuilder<R.State, R.Action>
+      func root() -> some Reducer<R.State, R.Action> {
         if let context { _ComposedReducer(base: reducer(), context: context) } else { reducer() }
       }
+      let store = Store(initialState: initialState) { ObservedRoot(base: root(), observer: observer) }
       log("state: \(initialState)")
       await script(store, log)
       guard hold else { return }
@@ -67,16 +70,17 @@ public struct ScriptedApp: Sendable {
   /// task is cancelled or the process stopped.
   @MainActor
   public func run(hold: Bool = false, log: @escaping @Sendable (String) -> Void) async {
-    await script(nil, hold, log)
+    await script(nil, hold, nil, log)
   }
 
   /// Runs the script with the boundaries that `context` places run where its runner says; in
-  /// this process when nil.
+  /// this process when nil. `observer` sees every action the root reducer runs.
   @MainActor
   package func run(
-    within context: BoundaryContext?, hold: Bool, log: @escaping @Sendable (String) -> Void
+    within context: BoundaryContext?, hold: Bool, observer: RootObserver? = nil,
+    log: @escaping @Sendable (String) -> Void
   ) async {
-    await script(context, hold, log)
+    await script(context, hold, observer, log)
   }
 
   /// The boundaries of the app's reducer tree, which a placement can name.

@@ -1,0 +1,88 @@
+import Bulkhead
+import BulkheadDistribution
+import Examples
+import Foundation
+import Testing
+
+/// `Study` with real workers: each placement measured, each fault injected, the table and
+/// the HTML report; the report looked at in a real headless browser.
+@MainActor
+@Suite(.serialized) struct StudyTests {
+  private static let app = ExampleApp.named("two-counters")!
+
+  private static func study() async throws -> [StudyRun] {
+    try await Study(app: app, command: .executable(workerExecutable, app: app.name), rounds: 3).run()
+  }
+
+  @Test func aStudyMeasuresEachPlacementAndWhatEachFaultDid() async throws {
+    let runs = try await Self.study()
+    let boundaries = Self.app.boundaries.map(\.path)
+    #expect(runs.map(\.placement).first == "in the host")
+    #expect(runs.count == 1 + 3 * boundaries.count)
+    let inHost = try #require(runs.first)
+    #expect(inHost.bytesCrossed == 0 && inHost.actions > 0)
+    for boundary in boundaries {
+      let placed = runs.filter { $0.placed == [boundary] }
+      let measured = try #require(placed.first { $0.fault == nil })
+      // The same script, the same actions: only where they ran differs.
+      #expect(measured.actions == inHost.actions)
+      #expect(measured.bytesCrossed > 0)
+      #expect(measured.restarts == 0)
+      let killed = try #require(placed.first { $0.fault == .kill(boundary: boundary) })
+      #expect(killed.restarts >= 1)
+      #expect(killed.recovery != nil)
+      #expect(killed.moments.contains { $0.kind == .fault })
+      let stalled = try #require(placed.first { $0.fault == .stall(boundary: boundary) })
+      #expect(stalled.moments.contains { $0.kind == .stall })
+      // A stalled worker holds its action up until the boundary's deadline.
+      #expect((stalled.recovery ?? .zero) >= .milliseconds(500))
+    }
+    let table = StudyTable(runs).text
+    for run in runs { #expect(table.contains(run.placement)) }
+    #expect(table.contains("recovered in"))
+    #expect(table.contains("the host process dies"))
+  }
+
+  @Test func theReportIsOnePageWithNothingFromElsewhere() async throws {
+    let html = StudyReport(app: "two-counters", runs: try await Self.study()).html
+    #expect(html.hasPrefix("<!DOCTYPE html>"))
+    #expect(html.components(separatedBy: "<svg").count - 1 >= 5)
+    for outside in ["<script", "src=", "href=", "@import", "url("] { #expect(!html.contains(outside), "\(outside)") }
+    #expect(StudyReport.init(app: "<b>&", runs: []).html.contains("&lt;b&gt;&amp;"))
+  }
+
+  /// Debian's `chromium` renders the report; `.ci/run` installs it, and sets
+  /// `BULKHEAD_REQUIRE_BROWSER` so that there a missing browser fails instead of skipping.
+  @Test(.enabled(if: Self.browser != nil || ProcessInfo.processInfo.environment["BULKHEAD_REQUIRE_BROWSER"] != nil))
+  func theReportShowsItsChartsInARealBrowser() async throws {
+    let browser = try #require(Self.browser, "no chromium on PATH: install Debian's chromium")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("study-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let page = directory.appendingPathComponent("study.html")
+    let picture = directory.appendingPathComponent("study.png")
+    try StudyReport(app: "two-counters", runs: try await Self.study()).html.write(to: page, atomically: true, encoding: .utf8)
+
+    let chromium = Process()
+    chromium.executableURL = browser
+    chromium.arguments = [
+      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=\(directory.path)/profile",
+      "--window-size=1300,2400", "--screenshot=\(picture.path)", page.absoluteString,
+    ]
+    chromium.standardOutput = FileHandle.nullDevice
+    chromium.standardError = FileHandle.nullDevice
+    try chromium.run()
+    chromium.waitUntilExit()
+    #expect(chromium.terminationStatus == 0)
+    let image = try PNGImage(contentsOf: picture.path)
+    #expect(image.width == 1300)
+    // The charts' colours: latency bars, bytes bars, the fault lines, the restart dots.
+    #expect(image.count(red: 0x3b, green: 0x7d, blue: 0xd8) > 500, "no latency bars")
+    #expect(image.count(red: 0x5a, green: 0xa4, blue: 0x69) > 500, "no bytes bars")
+    #expect(image.count(red: 0xd6, green: 0x27, blue: 0x28) > 50, "no fault lines")
+    #expect(image.count(red: 0x2c, green: 0xa0, blue: 0x2c) > 50, "no restarts")
+  }
+
+  nonisolated private static let browser: URL? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].lazy
+    .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
+}
