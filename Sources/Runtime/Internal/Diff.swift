@@ -7,7 +7,9 @@
 /// //   counter2: Counter.State(count: 0)
 /// // )
 /// ```
-func render(_ value: Any) -> [String] {
+///
+/// The test store's failures and a replay's divergence report both print with it.
+package func render(_ value: Any) -> [String] {
   let mirror = Mirror(reflecting: value)
   switch mirror.displayStyle {
   case .optional:
@@ -76,9 +78,13 @@ private func block(
 
 /// A line diff of two rendered values: unchanged lines start with two spaces, lines only in
 /// `expected` with "−", lines only in `actual` with "+". Long unchanged runs are folded.
-func diff(_ expected: Any, _ actual: Any) -> String {
-  let old = render(expected)
-  let new = render(actual)
+package func diff(_ expected: Any, _ actual: Any) -> String {
+  diff(lines: render(expected), render(actual))
+}
+
+/// A line diff of two texts already rendered, one line per element, marked and folded as
+/// `diff(_:_:)` marks them: for values known only as text, such as a recorded state.
+package func diff(lines old: [String], _ new: [String]) -> String {
   // Longest common subsequence, by dynamic programming from the end.
   var common = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
   for i in stride(from: old.count - 1, through: 0, by: -1) {
