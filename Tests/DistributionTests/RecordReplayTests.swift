@@ -23,6 +23,21 @@ import Transport
       if let contents { try Data(contents.utf8).write(to: url) }
       return url.path
     }
+
+    /// Records a run of `app` into `name`, then edits line `line` of the recording (the
+    /// header is line 1), which must hold `old`, to hold `new` instead.
+    func recording(
+      _ name: String, of app: String, placement: String? = nil, editing line: Int, _ old: String, _ new: String
+    ) throws -> String {
+      let path = try file(name)
+      let placed = placement.map { ["--placement", $0] } ?? []
+      #expect(try runBuilt("parent-host", ["--app", app, "--record", path] + placed).status == 0)
+      var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+      #expect(lines[line - 1].contains(old))
+      lines[line - 1] = lines[line - 1].replacingOccurrences(of: old, with: new)
+      try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+      return path
+    }
   }
 
   @Test func theHostReadsRecordAndReplay() throws {
@@ -100,14 +115,11 @@ import Transport
 
   @Test func aReplayFindsAStateEditedInTheRecordingAndShowsTheDiff() throws {
     let scratch = try Scratch()
-    let recording = try scratch.file("two-counters.jsonl")
     let placement = try scratch.file("two.placement", "counter1\ncounter2\n")
-    #expect(try runBuilt("parent-host", ["--app", "two-counters", "--placement", placement, "--record", recording]).status == 0)
-    var lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n").map(String.init)
     // Step 2 sets counter2 to 1; the recording now says 7.
-    #expect(lines[2].contains("\"counter2\":{\"count\":1}"))
-    lines[2] = lines[2].replacingOccurrences(of: "\"counter2\":{\"count\":1}", with: "\"counter2\":{\"count\":7}")
-    try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: recording))
+    let recording = try scratch.recording(
+      "two-counters.jsonl", of: "two-counters", placement: placement, editing: 3, "\"counter2\":{\"count\":1}",
+      "\"counter2\":{\"count\":7}")
     for arguments in [["--replay", recording], ["--replay", recording, "--placement", placement]] {
       let replayed = try runBuilt("parent-host", arguments)
       #expect(replayed.status == 1)
@@ -118,12 +130,9 @@ import Transport
 
   @Test func aReplayOfADifferentRunFindsTheActionThatDiffers() throws {
     let scratch = try Scratch()
-    let recording = try scratch.file("two-counters.jsonl")
-    #expect(try runBuilt("parent-host", ["--app", "two-counters", "--record", recording]).status == 0)
     // The first action sent becomes counter2's increment: the store takes another path.
-    var lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n").map(String.init)
-    lines[1] = lines[1].replacingOccurrences(of: "\"sent\":{\"counter1\"", with: "\"sent\":{\"counter2\"")
-    try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: recording))
+    let recording = try scratch.recording(
+      "two-counters.jsonl", of: "two-counters", editing: 2, "\"sent\":{\"counter1\"", "\"sent\":{\"counter2\"")
     let replayed = try runBuilt("parent-host", ["--replay", recording])
     #expect(replayed.status == 1)
     #expect(replayed.output.contains("replay diverged at step 1"))

@@ -25,6 +25,13 @@ final class ReplayClock: Clock, Sendable {
     var now = Instant()
     var nextID = 0
     var sleepers: [Int: Sleeper] = [:]
+
+    /// Keeps `sleeper` until it is woken; false, and nothing kept, when it is due already.
+    mutating func keep(_ sleeper: Sleeper, as id: Int) -> Bool {
+      guard sleeper.deadline > now else { return false }
+      sleepers[id] = sleeper
+      return true
+    }
   }
 
   private let timeline = Mutex(Timeline())
@@ -39,23 +46,16 @@ final class ReplayClock: Clock, Sendable {
   var minimumResolution: Duration { .zero }
 
   func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-    try Task.checkCancellation()
     let id = timeline.withLock { timeline -> Int in
       timeline.nextID += 1
       return timeline.nextID
     }
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        let due = timeline.withLock { timeline -> Bool in
-          guard deadline > timeline.now, !Task.isCancelled else { return true }
-          timeline.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-          return false
-        }
-        if due {
-          Task.isCancelled ? continuation.resume(throwing: CancellationError()) : continuation.resume()
-        } else {
-          startedSleeping.withLock { $0 }()
-        }
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        // Checked under the lock with the keeping: a cancellation just before finds nothing kept.
+        let kept = timeline.withLock { Task.isCancelled ? false : $0.keep(Sleeper(deadline: deadline, continuation: continuation), as: id) }
+        guard kept else { return continuation.resume(with: Task.isCancelled ? .failure(CancellationError()) : .success(())) }
+        startedSleeping.withLock { $0 }()
       }
     } onCancel: {
       timeline.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
