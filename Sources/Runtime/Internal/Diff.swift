@@ -29,6 +29,8 @@ package func render(_ value: Any) -> [String] {
     }
     return block("[", items, "]")
   case .struct, .class, .tuple:
+    // A value that shows no fields but prints itself (a UUID, a Date): its text tells values apart.
+    if mirror.children.isEmpty, let printable = value as? any CustomStringConvertible { return [printable.description] }
     let typeName = mirror.displayStyle == .tuple ? "" : typeDescription(of: value)
     let items = mirror.children.map { child -> [String] in
       guard let label = child.label, !label.hasPrefix(".") else { return render(child.value) }
