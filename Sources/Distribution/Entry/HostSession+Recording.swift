@@ -4,11 +4,19 @@ extension HostSession {
   /// Runs the app's script as `run(hold:)` does, and writes the recording of the run to
   /// `file`: every action the root store processed, with the state after it.
   func record(into file: String, hold: Bool) async throws(RecordingError) {
-    let recorder = try RunRecorder(file: file, app: app.name, placement: placement.file, hold: hold)
-    var driven = false
-    await run { app, context, log in driven = await app.drive(within: context, by: recorder, log: log) }
-    guard driven else { throw Self.notAnActionList(app, file: file) }
-    if let failure = recorder.failure { throw RecordingError(file: file, line: 0, reason: failure) }
+    var outcome: Result<Bool, RecordingError> = .success(false)
+    // The file is made inside the run, so that a file that cannot be made still ends the run
+    // as usual: the workers stopped, the sockets removed.
+    await run { app, context, log in
+      do throws(RecordingError) {
+        let recorder = try RunRecorder(file: file, app: app.name, placement: placement.file, hold: hold)
+        let driven = await app.drive(within: context, by: recorder, log: log)
+        outcome = recorder.failure.map { .failure(RecordingError(file: file, line: 0, reason: $0)) } ?? .success(driven)
+      } catch {
+        outcome = .failure(error)
+      }
+    }
+    guard try outcome.get() else { throw Self.notAnActionList(app, file: file) }
   }
 
   /// Runs `recording` again with this session's placement and says what it found.

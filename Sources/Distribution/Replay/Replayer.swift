@@ -52,20 +52,12 @@ final class Replayer: ScriptDriver {
       }
       let deadline = ContinuousClock.now + Self.patience + .seconds(max(0, step.at - previousAt))
       previousAt = step.at
-      let timer = Task { [weak store] in
-        guard (try? await Task.sleep(until: deadline)) != nil else { return }
-        store?.signalChange()
-      }
-      defer { timer.cancel() }
-      // One sleep woken at a time, and only once what the last one woke has moved on (sent,
-      // slept again or finished): effects due at one instant run in the order they slept.
-      while processed.count <= index {
-        let generation = store.changeGeneration
-        if !clock.wakeNext(notAfter: ReplayClock.Instant(offset: .seconds(step.at))), ContinuousClock.now >= deadline {
-          verdict = .diverged(report: missing(step, number: index + 1))
-          return
-        }
-        await store.waitForChange(after: generation)
+      let arrived = await wake(
+        clock, until: ReplayClock.Instant(offset: .seconds(step.at)), on: store, deadline: deadline
+      ) { processed.count > index }
+      guard arrived else {
+        verdict = .diverged(report: report(step: index + 1, line: step.line, recorded: (step.source, step.action), replayed: nil))
+        return
       }
       let (source, action, state) = processed[index]
       let sameState: Bool
@@ -81,12 +73,30 @@ final class Replayer: ScriptDriver {
     }
     if processed.count > recording.steps.count {
       let extra = processed[recording.steps.count]
-      verdict = .diverged(
-        report: "step \(recording.steps.count + 1): the replay processed \(extra.source.rawValue) action \(extra.action), "
-          + "after the last step of \(recording.file)")
+      verdict = .diverged(report: report(step: recording.steps.count + 1, line: nil, recorded: nil, replayed: (extra.source, "\(extra.action)")))
       return
     }
     verdict = .matched(steps: recording.steps.count)
+  }
+
+  /// Wakes the clock's sleeps due by `limit`, one at a time and each only once what the last
+  /// one woke has moved on (sent, slept again or finished), until `arrived` or `deadline`:
+  /// effects due at one instant run in the order they slept. False when the deadline came first.
+  private func wake<State, Action>(
+    _ clock: ReplayClock, until limit: ReplayClock.Instant, on store: Store<State, Action>, deadline: ContinuousClock.Instant,
+    arrived: () -> Bool
+  ) async -> Bool {
+    let timer = Task { [weak store] in
+      guard (try? await Task.sleep(until: deadline)) != nil else { return }
+      store?.signalChange()
+    }
+    defer { timer.cancel() }
+    while !arrived() {
+      let generation = store.changeGeneration
+      if !clock.wakeNext(notAfter: limit), ContinuousClock.now >= deadline { return false }
+      await store.waitForChange(after: generation)
+    }
+    return true
   }
 
   private func checkTypes(_ state: Any.Type, _ action: Any.Type) throws(RecordingError) {
@@ -119,11 +129,16 @@ final class Replayer: ScriptDriver {
     return actions
   }
 
-  private func missing(_ step: Recording.Step, number: Int) -> String {
+  /// The first lines of a divergence: the step, where the recording has it, and each side's
+  /// action (nil: none).
+  private func report(
+    step: Int, line: Int?, recorded: (source: RecordingFormat.Source, action: String)?,
+    replayed: (source: RecordingFormat.Source, action: String)?
+  ) -> String {
     """
-    replay diverged at step \(number) (\(recording.file):\(step.line)):
-      recorded: \(step.source.rawValue) action \(step.action)
-      replayed: nothing, until \(Self.patience) after the time it came in the recording
+    replay diverged at step \(step) (\(recording.file)\(line.map { ":\($0)" } ?? ", after its last step")):
+      recorded: \(recorded.map { "\($0.source.rawValue) action \($0.action)" } ?? "nothing more")
+      replayed: \(replayed.map { "\($0.source.rawValue) action \($0.action)" } ?? "nothing, until \(Self.patience) after the time it came in the recording")
     """
   }
 
@@ -140,11 +155,8 @@ final class Replayer: ScriptDriver {
     case let (recorded, replayed):
       stateDiff = diff(lines: ["\(recorded)"], ["\(replayed)"])
     }
-    return """
-      replay diverged at step \(number) (\(recording.file):\(step.line)):
-        recorded: \(step.source.rawValue) action \(step.action)
-        replayed: \(source.rawValue) action \(action)
-      \(sameState ? "  the state after it is the same" : "  state after it (− recorded, + replayed):\n" + stateDiff.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
-      """
+    let header = report(step: number, line: step.line, recorded: (step.source, step.action), replayed: (source, action))
+    guard !sameState else { return header + "\n  the state after it is the same" }
+    return header + "\n  state after it (− recorded, + replayed):\n" + stateDiff.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
   }
 }

@@ -64,7 +64,7 @@ final class RunRecorder: ScriptDriver {
     do {
       try output.write(contentsOf: Data((try make() + "\n").utf8))
     } catch {
-      failure = "\(path): the recording could not be written: \(error)"
+      failure = "the recording could not be written: \(error)"
     }
   }
 }
