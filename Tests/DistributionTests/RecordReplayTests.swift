@@ -166,6 +166,17 @@ import Transport
     }
   }
 
+  @Test func aRecordingThatCannotBeMadeEndsTheRunWithTheWorkersStopped() throws {
+    let scratch = try Scratch()
+    let placement = try scratch.file("two.placement", "counter1\ncounter2\n")
+    let path = scratch.directory.appendingPathComponent("no-such-directory/run.jsonl").path
+    let run = try runBuilt("parent-host", ["--app", "two-counters", "--placement", placement, "--record", path])
+    #expect(run.status == 64)
+    #expect(run.error.contains("\(path): the recording cannot be created here"))
+    let pids = run.output.split(separator: "\n").filter { $0.contains("worker pid") }.compactMap { Int32($0.split(separator: " ").last ?? "") }
+    #expect(pids.count == 2 && allExited(pids))
+  }
+
   @Test func anAppWhoseActionsAreNotCodableRecordsButDoesNotReplay() throws {
     let scratch = try Scratch()
     let recording = try scratch.file("shouting.jsonl")

@@ -1,4 +1,5 @@
 import Bulkhead
+import Foundation
 
 extension HostSession {
   /// Runs the app's script as `run(hold:)` does, and writes the recording of the run to
@@ -16,7 +17,11 @@ extension HostSession {
         outcome = .failure(error)
       }
     }
-    guard try outcome.get() else { throw Self.notAnActionList(app, file: file) }
+    guard try outcome.get() else {
+      // Nothing ran, so the file made for it holds nothing.
+      try? FileManager.default.removeItem(atPath: file)
+      throw Self.notAnActionList(app, file: file)
+    }
   }
 
   /// Runs `recording` again with this session's placement and says what it found.
