@@ -86,6 +86,10 @@ package func diff(_ expected: Any, _ actual: Any) -> String {
 
 /// A line diff of two texts already rendered, one line per element, marked and folded as
 /// `diff(_:_:)` marks them: for values known only as text, such as a recorded state.
+///
+/// ```swift
+/// diff(lines: ["count: 1"], ["count: 2"])  // "− count: 1\n+ count: 2"
+/// ```
 package func diff(lines old: [String], _ new: [String]) -> String {
   // Longest common subsequence, by dynamic programming from the end.
   var common = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)

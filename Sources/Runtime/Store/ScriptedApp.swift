@@ -81,6 +81,10 @@ public struct ScriptedApp: Sendable {
 
   /// Hands the app's list of actions to `driver`, with the boundaries that `context` places
   /// run where its runner says; false, and nothing run, for an app with a script of its own.
+  ///
+  /// ```swift
+  /// let driven = await app.drive(within: nil, by: recorder) { print($0) }
+  /// ```
   @MainActor
   package func drive(
     within context: BoundaryContext?, by driver: any ScriptDriver, log: @escaping @Sendable (String) -> Void
