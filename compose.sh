@@ -5,6 +5,9 @@
 #                                       by PLACEMENT (default: placements/APP.placement, if any;
 #                                       "none" runs every boundary in the host process)
 #   ./compose.sh hold [APP] [PLACEMENT] the same, then stay up showing effects until Ctrl-C
+#                                       (run and hold take --record FILE: write the recording)
+#   ./compose.sh replay FILE [PLACEMENT] run a recording again (default placement: none, all
+#                                       in the host) and report the first step that differs
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
 #   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker,
@@ -13,7 +16,7 @@
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
 #   ./compose.sh bench                  run the benchmark (release build)
 #
-# run, hold, list, boundaries and study take --package PATH --product NAME first, to use the apps of
+# run, hold, replay, list, boundaries and study take --package PATH --product NAME first, to use the apps of
 # another package's executable (one whose main calls HostCommand.main) instead of the
 # built-in examples: ./compose.sh run --package Samples/Guestbook --product guestbook
 set -euo pipefail
@@ -22,7 +25,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -89,6 +92,24 @@ build_host() {
 
 case "$command" in
   run | hold)
+    # --record FILE may come anywhere among APP and PLACEMENT.
+    record=()
+    positional=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --record)
+          [ $# -ge 2 ] || fail "--record needs a file"
+          [ ${#record[@]} -eq 0 ] || fail "--record given twice"
+          record=(--record "$(from_caller "$2")")
+          shift 2
+          ;;
+        *)
+          positional+=("$1")
+          shift
+          ;;
+      esac
+    done
+    set -- "${positional[@]+"${positional[@]}"}"
     [ $# -le 2 ] || fail "$command takes at most an APP and a PLACEMENT; got: $*"
     build_host
     app="${1:-}"
@@ -104,7 +125,14 @@ case "$command" in
       options+=(--placement "$placements/$app.placement")
     fi
     [ "$command" = hold ] && options+=(--hold)
-    exec "$host" --app "$app" "${options[@]}"
+    exec "$host" --app "$app" "${options[@]}" "${record[@]+"${record[@]}"}"
+    ;;
+  replay)
+    [ $# -ge 1 ] && [ $# -le 2 ] || fail "replay takes a recording FILE and at most a PLACEMENT"
+    build_host
+    options=(--replay "$(from_caller "$1")")
+    if [ $# -eq 2 ] && [ "$2" != none ]; then options+=(--placement "$(from_caller "$2")"); fi
+    exec "$host" "${options[@]}"
     ;;
   list)
     [ $# -eq 0 ] || fail "list takes no arguments; got: $*"

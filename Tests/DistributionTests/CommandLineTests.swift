@@ -65,7 +65,7 @@ import Testing
 }
 
 /// Runs an executable built beside the tests with standard input at end of file.
-private func runBuilt(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+func runBuilt(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
   let process = Process()
   process.executableURL = workerExecutable.deletingLastPathComponent().appendingPathComponent(name)
   process.arguments = arguments

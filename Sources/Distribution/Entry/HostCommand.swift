@@ -16,7 +16,8 @@ import Foundation
 ///
 ///     APP --list                           the apps, one per line with a summary
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
-///     APP --app NAME [--placement FILE] [--hold]
+///     APP --app NAME [--placement FILE] [--hold] [--record FILE]
+///     APP --replay FILE [--placement FILE]   runs a recording again; see `Replayer`
 ///     APP --study NAME [--report FILE]     the app's script with each boundary in the host, in a
 ///                                          worker, and killed and stalled there (`Study`)
 ///
@@ -83,24 +84,38 @@ public enum HostCommand {
         terminal.fail("\(error)")
       }
       exit(0)
-    case let .run(name, placementFile, hold):
+    case let .run(name, placementFile, hold, record):
       let selected = app(named: name)
       do {
-        let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
-        // A worker executable must be there only when a worker will start.
-        let command =
-          try workerExecutable.map { executable throws(DistributionError) in
-            placement.entries.isEmpty
-              ? WorkerCommand.thisExecutable(app: selected.name)
-              : try WorkerCommand.executable(named: executable, app: selected.name)
-          } ?? .thisExecutable(app: selected.name)
-        let session = try HostSession(app: selected, placement: placement, command: command, terminal: terminal)
-        await session.run(hold: hold)
+        let session = try session(of: selected, placementFile: placementFile, workerExecutable: workerExecutable, terminal: terminal)
+        if let record {
+          try await session.record(into: record, hold: hold)
+        } else {
+          await session.run(hold: hold)
+        }
       } catch {
         terminal.fail("\(error)")
       }
       exit(0)
+    case let .replay(file, placementFile):
+      await replay(file, placementFile: placementFile, apps: apps, workerExecutable: workerExecutable, terminal: terminal)
     }
+  }
+
+  /// A session of `app` with the boundaries `placementFile` places (none: all in the host).
+  @MainActor
+  static func session(
+    of app: ScriptedApp, placementFile: String?, workerExecutable: String?, terminal: HostTerminal
+  ) throws -> HostSession {
+    let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
+    // A worker executable must be there only when a worker will start.
+    let command =
+      try workerExecutable.map { executable throws(DistributionError) in
+        placement.entries.isEmpty
+          ? WorkerCommand.thisExecutable(app: app.name)
+          : try WorkerCommand.executable(named: executable, app: app.name)
+      } ?? .thisExecutable(app: app.name)
+    return try HostSession(app: app, placement: placement, command: command, terminal: terminal)
   }
 }
 
@@ -109,13 +124,16 @@ enum HostRequest: Equatable {
   case help
   case list
   case boundaries(app: String)
-  case run(app: String, placement: String?, hold: Bool)
+  case run(app: String, placement: String?, hold: Bool, record: String? = nil)
+  /// `--replay FILE`: runs a recording again and compares each step.
+  case replay(file: String, placement: String?)
+  /// `--study NAME`: the app's script in each placement and under faults (`Study`).
   case study(app: String, report: String?)
   /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold] | --study NAME [--report FILE]"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold] [--record FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE]"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -128,7 +146,7 @@ enum HostRequest: Equatable {
     var rest = arguments[...]
     while let option = rest.popFirst() {
       switch option {
-      case "--app", "--boundaries", "--placement", "--study", "--report":
+      case "--app", "--boundaries", "--placement", "--record", "--replay", "--study", "--report":
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
@@ -138,11 +156,12 @@ enum HostRequest: Equatable {
         throw wrong(option.hasPrefix("-") ? "unknown option \"\(option)\"" : "unexpected argument \"\(option)\"")
       }
     }
-    let modes = [options["--app"], options["--boundaries"], options["--study"]].map { $0 != nil } + [flags.contains("--list")]
-    guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --study and --list go alone") }
+    let modes = [options["--app"], options["--boundaries"], options["--replay"], options["--study"]].map { $0 != nil } + [flags.contains("--list")]
+    guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --list, --replay and --study go alone") }
     if options["--report"] != nil, options["--study"] == nil { throw wrong("--report goes with --study") }
     if options["--app"] == nil {
-      if let option = ["--placement", "--hold"].first(where: { options[$0] != nil || flags.contains($0) }) {
+      let withApp = options["--replay"] == nil ? ["--placement", "--hold", "--record"] : ["--hold", "--record"]
+      if let option = withApp.first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
       }
     }
@@ -151,7 +170,9 @@ enum HostRequest: Equatable {
     } else if !flags.isDisjoint(with: ["--help", "-h"]) {
       self = .help
     } else if let app = options["--app"] {
-      self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"))
+      self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"), record: options["--record"])
+    } else if let file = options["--replay"] {
+      self = .replay(file: file, placement: options["--placement"])
     } else if let app = options["--study"] {
       self = .study(app: app, report: options["--report"])
     } else if let app = options["--boundaries"] {

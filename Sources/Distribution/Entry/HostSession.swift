@@ -5,10 +5,10 @@ import Foundation
 /// and what it prints.
 @MainActor
 final class HostSession {
-  private let app: ScriptedApp
+  let app: ScriptedApp
   private let composition: Composition
   private let terminal: HostTerminal
-  private let placement: Placement
+  let placement: Placement
   private var signals: [any DispatchSourceSignal] = []
 
   init(app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal) throws {
@@ -51,6 +51,13 @@ final class HostSession {
   /// Prints the process tree, runs the app's script, says what crossed each boundary, and
   /// stops the workers.
   func run(hold: Bool) async {
+    await run { app, context, log in await app.run(within: context, hold: hold, log: log) }
+  }
+
+  /// As `run(hold:)`, with `script` running the app in the composition's context.
+  func run(
+    _ script: (ScriptedApp, BoundaryContext, _ log: @escaping @Sendable (String) -> Void) async -> Void
+  ) async {
     let pid = ProcessInfo.processInfo.processIdentifier
     terminal.say(
       "app \(app.name): host pid \(pid), placement \(placement.file), sockets in \(composition.socketDirectory ?? "none")")
@@ -59,7 +66,7 @@ final class HostSession {
       terminal.say("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(pids)")
     }
     if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
-    await app.run(in: composition, hold: hold) { [terminal] in terminal.say($0) }
+    await script(app, composition.boundaryContext) { [terminal] in terminal.say($0) }
     sayWhatCrossed()
     composition.shutdown()
     for source in signals { source.cancel() }

@@ -17,6 +17,8 @@ public struct ScriptedApp: Sendable {
   public let root: @Sendable () -> any Reducer
   private let script:
     @MainActor @Sendable (BoundaryContext?, Bool, RootObserver?, @escaping @Sendable (String) -> Void) async -> Void
+  /// Hands the app's list of actions to a driver; nil for an app with a script of its own.
+  private var actionScript: (@MainActor @Sendable (BoundaryContext?, @escaping @Sendable (String) -> Void, any ScriptDriver) async -> Void)? = nil
 
   /// An app that sends `actions` in turn and logs the state after each; with
   /// `awaitingEffects`, each action's effects finish before the next is sent, otherwise they
@@ -26,12 +28,15 @@ public struct ScriptedApp: Sendable {
     awaitingEffects: Bool = true, reducer: @escaping @Sendable () -> R
   ) where R.State: Sendable {
     self.init(name, summary: summary, initialState: initialState, reducer: reducer) { store, log in
-      for action in actions {
-        log("→ \(action)")
-        let effects = store.send(action)
-        if awaitingEffects { await effects.finish() }
-        log("state: \(store.state)")
-      }
+      await ActionScript(
+        initialState: initialState, actions: actions, awaitingEffects: awaitingEffects, root: reducer(), log: log
+      ).play(on: store)
+    }
+    actionScript = { context, log, driver in
+      await driver.drive(
+        ActionScript(
+          initialState: initialState, actions: actions, awaitingEffects: awaitingEffects,
+          root: Self.root(reducer(), in: context), log: log))
     }
   }
 
@@ -51,17 +56,12 @@ public struct ScriptedApp: Sendable {
     self.summary = summary
     self.root = reducer
     self.script = { context, hold, observer, log in
-      @ReducerBuilder<R.State, R.Action>
-      func root() -> some Reducer<R.State, R.Action> {
-        if let context { _ComposedReducer(base: reducer(), context: context) } else { reducer() }
+      let store = Store(initialState: initialState) {
+        ObservedRoot(base: Self.root(reducer(), in: context), observer: observer)
       }
-      let store = Store(initialState: initialState) { ObservedRoot(base: root(), observer: observer) }
       log("state: \(initialState)")
       await script(store, log)
-      guard hold else { return }
-      log("holding: effects go on until the process is stopped")
-      store.observe { log("state: \($0)") }
-      while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+      if hold { await Self.holdOpen(store, log: log) }
     }
   }
 
@@ -81,6 +81,21 @@ public struct ScriptedApp: Sendable {
     log: @escaping @Sendable (String) -> Void
   ) async {
     await script(context, hold, observer, log)
+  }
+
+  /// Hands the app's list of actions to `driver`, with the boundaries that `context` places
+  /// run where its runner says; false, and nothing run, for an app with a script of its own.
+  ///
+  /// ```swift
+  /// let driven = await app.drive(within: nil, by: recorder) { print($0) }
+  /// ```
+  @MainActor
+  package func drive(
+    within context: BoundaryContext?, by driver: any ScriptDriver, log: @escaping @Sendable (String) -> Void
+  ) async -> Bool {
+    guard let actionScript else { return false }
+    await actionScript(context, log, driver)
+    return true
   }
 
   /// The boundaries of the app's reducer tree, which a placement can name.

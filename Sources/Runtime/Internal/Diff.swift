@@ -7,7 +7,9 @@
 /// //   counter2: Counter.State(count: 0)
 /// // )
 /// ```
-func render(_ value: Any) -> [String] {
+///
+/// The test store's failures and a replay's divergence report both print with it.
+package func render(_ value: Any) -> [String] {
   let mirror = Mirror(reflecting: value)
   switch mirror.displayStyle {
   case .optional:
@@ -27,6 +29,8 @@ func render(_ value: Any) -> [String] {
     }
     return block("[", items, "]")
   case .struct, .class, .tuple:
+    // A value that shows no fields but prints itself (a UUID, a Date): its text tells values apart.
+    if mirror.children.isEmpty, let printable = value as? any CustomStringConvertible { return [printable.description] }
     let typeName = mirror.displayStyle == .tuple ? "" : typeDescription(of: value)
     let items = mirror.children.map { child -> [String] in
       guard let label = child.label, !label.hasPrefix(".") else { return render(child.value) }
@@ -76,9 +80,17 @@ private func block(
 
 /// A line diff of two rendered values: unchanged lines start with two spaces, lines only in
 /// `expected` with "−", lines only in `actual` with "+". Long unchanged runs are folded.
-func diff(_ expected: Any, _ actual: Any) -> String {
-  let old = render(expected)
-  let new = render(actual)
+package func diff(_ expected: Any, _ actual: Any) -> String {
+  diff(lines: render(expected), render(actual))
+}
+
+/// A line diff of two texts already rendered, one line per element, marked and folded as
+/// `diff(_:_:)` marks them: for values known only as text, such as a recorded state.
+///
+/// ```swift
+/// diff(lines: ["count: 1"], ["count: 2"])  // "− count: 1\n+ count: 2"
+/// ```
+package func diff(lines old: [String], _ new: [String]) -> String {
   // Longest common subsequence, by dynamic programming from the end.
   var common = Array(repeating: Array(repeating: 0, count: new.count + 1), count: old.count + 1)
   for i in stride(from: old.count - 1, through: 0, by: -1) {
