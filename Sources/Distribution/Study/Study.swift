@@ -64,13 +64,11 @@ public struct Study {
         if let fault, index == fault.at, let composition { Self.inject(fault.0, into: composition, recorder: recorder) }
       },
       didReduce: { _, duration in recorder.didReduce(duration) })
-    let cpuBefore = Self.processCPUTime()
     recorder.start()
     for _ in 0..<rounds {
       await app.run(in: composition, observer: observer) { _ in }
     }
     return recorder.finish(
-      hostCPU: Self.processCPUTime() - cpuBefore,
       bytesCrossed: boundaries.reduce(0) { total, boundary in
         let crossed = composition?.statistics(of: boundary)
         return total + (crossed.map { $0.bytesSent + $0.bytesReceived } ?? 0)
@@ -88,11 +86,6 @@ public struct Study {
     }
   }
 
-  nonisolated private static func processCPUTime() -> Duration {
-    var time = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-  }
 }
 
 /// Collects one run's measurements from the store's thread and the supervisors' events.
@@ -101,6 +94,7 @@ final class StudyRecorder: Sendable {
     var run: StudyRun
     var started = ContinuousClock.now
     var actionStart = ContinuousClock.now
+    var cpuStart = Duration.zero
     var isReducing = false
   }
 
@@ -115,18 +109,29 @@ final class StudyRecorder: Sendable {
   }
 
   func willReduce() {
+    let cpu = Self.processCPUTime()
     state.withLock { state in
       state.isReducing = true
       state.actionStart = .now
+      state.cpuStart = cpu
     }
   }
 
   func didReduce(_ duration: Duration) {
+    let cpu = Self.processCPUTime()
     state.withLock { state in
       state.isReducing = false
       state.run.latencies.append(duration)
       state.run.starts.append(state.actionStart - state.started)
+      state.run.hostCPU += cpu - state.cpuStart
     }
+  }
+
+  /// The host's CPU time so far, all threads.
+  private static func processCPUTime() -> Duration {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
   }
 
   func mark(_ kind: StudyRun.Moment.Kind, _ text: String) {
@@ -155,9 +160,8 @@ final class StudyRecorder: Sendable {
     }
   }
 
-  func finish(hostCPU: Duration, bytesCrossed: Int) -> StudyRun {
+  func finish(bytesCrossed: Int) -> StudyRun {
     state.withLock { state in
-      state.run.hostCPU = hostCPU
       state.run.bytesCrossed = bytesCrossed
       state.run.duration = .now - state.started
       return state.run

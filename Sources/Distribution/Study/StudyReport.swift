@@ -48,16 +48,8 @@ public struct StudyReport: Sendable {
   }
 
   private var summaryTable: String {
-    let header = ["placement", "fault", "actions", "p50", "p99", "bytes/action", "host CPU/action", "what the fault did"]
-    let rows = runs.map { run in
-      [
-        run.placement, run.fault.map { "\($0)" } ?? "—", "\(run.actions)",
-        StudyTable.format(run.latency(percentile: 0.5)), StudyTable.format(run.latency(percentile: 0.99)),
-        String(format: "%.0f", run.bytesPerAction), StudyTable.format(run.hostCPUPerAction), StudyTable.outcome(of: run),
-      ]
-    }
-    let cells = rows.map { "<tr>" + $0.map { "<td>\(Self.escape($0))</td>" }.joined() + "</tr>" }
-    return "<table><tr>" + header.map { "<th>\($0)</th>" }.joined() + "</tr>" + cells.joined() + "</table>"
+    let rows = runs.map { "<tr>" + StudyTable.cells(of: $0).map { "<td>\(Self.escape($0))</td>" }.joined() + "</tr>" }
+    return "<table><tr>" + StudyTable.header.map { "<th>\($0)</th>" }.joined() + "</tr>" + rows.joined() + "</table>"
   }
 
   /// Latencies in buckets that double from 1 µs, as bars.
@@ -104,7 +96,7 @@ public struct StudyReport: Sendable {
   /// The run's actions as ticks along its time (taller for slower ones), the fault as a red
   /// line, and what the supervisor did after it.
   private func timeline(_ run: StudyRun) -> String {
-    let (width, height, left, axis) = (560.0, 170.0, 10.0, 120.0)
+    let (width, height, left, axis) = (560.0, 185.0, 10.0, 120.0)
     let span = max(Self.microseconds(run.duration), 1)
     func x(_ offset: Duration) -> Double { left + (width - 2 * left) * Self.microseconds(offset) / span }
     var shapes = "<line x1=\"\(left)\" y1=\"\(axis)\" x2=\"\(width - left)\" y2=\"\(axis)\" stroke=\"#999\"/>"

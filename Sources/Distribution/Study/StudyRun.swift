@@ -42,7 +42,7 @@ public struct StudyRun: Sendable {
   /// started, from the start of the run.
   public internal(set) var latencies: [Duration] = []
   public internal(set) var starts: [Duration] = []
-  /// The host's CPU time for the whole run.
+  /// The host's CPU time, all threads, while the root reducer ran.
   public internal(set) var hostCPU: Duration = .zero
   /// Payload bytes that crossed the boundaries, both ways.
   public internal(set) var bytesCrossed = 0

@@ -13,29 +13,34 @@ public struct StudyTable: Sendable {
     self.runs = runs
   }
 
-  public var text: String {
-    var lines = [
-      row("placement", "fault", "actions", "p50", "p99", "B/action", "host CPU/action", "what the fault did")
+  /// The columns' names.
+  static let header = ["placement", "fault", "actions", "p50", "p99", "B/action", "host CPU/action", "what the fault did"]
+
+  /// One run's cells, under `header`.
+  static func cells(of run: StudyRun) -> [String] {
+    [
+      run.placement, run.fault.map { "\($0)" } ?? "—", "\(run.actions)",
+      format(run.latency(percentile: 0.5)), format(run.latency(percentile: 0.99)),
+      String(format: "%.0f", run.bytesPerAction), format(run.hostCPUPerAction), outcome(of: run),
     ]
-    for run in runs {
-      lines.append(
-        row(
-          run.placement, run.fault.map { "\($0)" } ?? "—", "\(run.actions)",
-          Self.format(run.latency(percentile: 0.5)), Self.format(run.latency(percentile: 0.99)),
-          String(format: "%.0f", run.bytesPerAction), Self.format(run.hostCPUPerAction), Self.outcome(of: run)))
-    }
+  }
+
+  public var text: String {
+    var lines = [row(Self.header)]
+    for run in runs { lines.append(row(Self.cells(of: run))) }
     if let inHost = runs.first(where: \.placed.isEmpty) {
       lines.append(
-        row(
+        row([
           inHost.placement, "kill or stall", "—", "—", "—", "—", "—",
-          "the host process dies or hangs with it: every boundary's state is lost (not run)"))
+          "the host process dies or hangs with it: every boundary's state is lost (not run)",
+        ]))
     }
     return lines.joined(separator: "\n")
   }
 
   private static let widths = [28, 22, 8, 10, 10, 9, 16]
 
-  private func row(_ cells: String...) -> String {
+  private func row(_ cells: [String]) -> String {
     zip(cells, Self.widths + [0]).map { cell, width in
       width == 0 ? cell : cell.padding(toLength: max(width, cell.count + 1), withPad: " ", startingAt: 0)
     }.joined()
