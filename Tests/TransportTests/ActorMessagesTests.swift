@@ -65,6 +65,25 @@ import TransportTestSupport
     #expect(try await calculator.record(0) == (1...20).flatMap { [$0, -$0] } + [0])
   }
 
+  @Test func callsReadBeforeTheirActorWasHostedStayAheadOfTheOnesRunAsTheyAreRead() async throws {
+    let (left, right) = try UnixSocket.pair()
+    let caller = SocketActorSystem(connection: FramedConnection(left))
+    let callee = SocketActorSystem(connection: FramedConnection(right))
+    defer {
+      caller.close()
+      callee.close()
+    }
+    let early = try Calculator.resolve(id: Calculator.id, using: caller)
+    for value in 1...50 { try await early.note(value) }
+    // A call to another actor, answered only after the notes before it were read and parked.
+    let other = SocketActorID(number: 2)
+    _ = callee.hosting(other) { Calculator(actorSystem: $0) }
+    #expect(try await Calculator.resolve(id: other, using: caller).add(1, 1) == 2)
+    _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    for value in 51...100 { try await early.note(value) }
+    #expect(try await early.record(0) == Array(1...100) + [0])
+  }
+
   @Test func aConnectionBoundActorStillRunsSeriallyAfterItsConnectionEnds() async throws {
     let (left, right) = try UnixSocket.pair()
     let ended = Event<Bool>()

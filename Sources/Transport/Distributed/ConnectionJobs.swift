@@ -53,6 +53,8 @@ final class JobQueue: Sendable {
     if case let .some(lane) = lane { handOn(Job(job: job, isolated: isolated), lane: lane) }
   }
 
+  var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }
+
   /// The jobs queued so far, or nil when there are none.
   func takeAll() -> [Job]? {
     state.withLock { state in

@@ -63,6 +63,9 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   /// Whether the caller runs on this thread.
   package var isCurrent: Bool { jobs.isReaderThread }
 
+  /// Whether jobs wait for this thread: a call read now must not overtake them.
+  var hasQueuedJobs: Bool { !jobs.isEmpty }
+
   package func enqueue(_ job: consuming ExecutorJob) {
     jobs.enqueue(UnownedJob(job), isolated: false)
   }

@@ -538,9 +538,10 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Runs `call` to its end here, on the reading thread, when its target is a method of an
   /// actor bound to the connection (`DirectTarget(onReadingThread:)`); false when it needs a
-  /// task.
+  /// task, or when jobs wait for the thread (an earlier call, released from waiting for its
+  /// actor, hopping onto the lane): behind them it keeps its place.
   private func executeInline(_ call: IncomingCall) -> Bool {
-    guard executor.isCurrent else { return false }
+    guard executor.isCurrent, !executor.hasQueuedJobs else { return false }
     let (actor, known) = state.withLock { ($0.actors[call.actor], $0.targets[call.target]) }
     guard let actor, let known,
       case let .direct(target) = known.resolution ?? resolve(call.target, known.name, on: actor),
