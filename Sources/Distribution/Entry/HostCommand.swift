@@ -16,13 +16,15 @@ import Foundation
 ///
 ///     APP --list                           the apps, one per line with a summary
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
-///     APP --app NAME [--placement FILE] [--hold]
+///     APP --app NAME [--placement FILE] [--hold | --up]
+///     APP --control NAME up | ps | top | logs | kill | stop | cont | slow | down ...
 ///
 /// and prints its pid, each placed boundary with its workers' pids, each action of the script
 /// with the state after it, the workers' events and their output labelled by boundary. With
 /// `--hold` it stays up after the script, showing the states effects bring. Ctrl-C, SIGTERM
 /// and SIGHUP stop the workers and remove the sockets; the host then exits with 128 plus the
-/// signal's number, as a shell reports a death by that signal.
+/// signal's number, as a shell reports a death by that signal. `--up` runs the app detached,
+/// reachable from other terminals; `--control` reaches it (`ControlRequest` lists the commands).
 public enum HostCommand {
   /// Runs the command line in `CommandLine.arguments` and exits.
   ///
@@ -38,6 +40,9 @@ public enum HostCommand {
     do {
       if let worker = try WorkerArguments(parsing: arguments) {
         BoundaryWorker.main(apps: apps, role: worker, terminal: terminal)
+      }
+      if let control = try ControlRequest(parsing: arguments, program: terminal.program) {
+        await ControlCommand.run(control, terminal: terminal)
       }
       let request = try HostRequest(parsing: arguments, program: terminal.program)
       await run(request, apps: apps, workerExecutable: workerExecutable, terminal: terminal)
@@ -70,23 +75,37 @@ public enum HostCommand {
       for boundary in app(named: name).boundaries { terminal.say("\(boundary)") }
       exit(0)
     case let .run(name, placementFile, hold):
-      let selected = app(named: name)
-      do {
-        let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
-        // A worker executable must be there only when a worker will start.
-        let command =
-          try workerExecutable.map { executable throws(DistributionError) in
-            placement.entries.isEmpty
-              ? WorkerCommand.thisExecutable(app: selected.name)
-              : try WorkerCommand.executable(named: executable, app: selected.name)
-          } ?? .thisExecutable(app: selected.name)
-        let session = try HostSession(app: selected, placement: placement, command: command, terminal: terminal)
-        await session.run(hold: hold)
-      } catch {
-        terminal.fail("\(error)")
+      await host(app(named: name), placementFile, workerExecutable: workerExecutable, terminal: terminal) {
+        try await HostSession(app: $0, placement: $1, command: $2, terminal: terminal).run(hold: hold)
       }
-      exit(0)
+    case let .up(name, placementFile):
+      await host(app(named: name), placementFile, workerExecutable: workerExecutable, terminal: terminal) {
+        try await DetachedHost(app: $0, placement: $1, command: $2).run(terminal: terminal)
+      }
     }
+  }
+
+  /// Runs `selected` with the placement in `placementFile` (none: every boundary in the host)
+  /// through `body`, and exits.
+  @MainActor
+  private static func host(
+    _ selected: ScriptedApp, _ placementFile: String?, workerExecutable: String?, terminal: HostTerminal,
+    body: (ScriptedApp, Placement, WorkerCommand) async throws -> Void
+  ) async -> Never {
+    do {
+      let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
+      // A worker executable must be there only when a worker will start.
+      let command =
+        try workerExecutable.map { executable throws(DistributionError) in
+          placement.entries.isEmpty
+            ? WorkerCommand.thisExecutable(app: selected.name)
+            : try WorkerCommand.executable(named: executable, app: selected.name)
+        } ?? .thisExecutable(app: selected.name)
+      try await body(selected, placement, command)
+    } catch {
+      terminal.fail("\(error)")
+    }
+    exit(0)
   }
 }
 
@@ -96,11 +115,13 @@ enum HostRequest: Equatable {
   case list
   case boundaries(app: String)
   case run(app: String, placement: String?, hold: Bool)
+  /// `--up`: runs the app detached, reachable through its control socket (`./compose.sh up`).
+  case up(app: String, placement: String?)
   /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold]"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] | --control APP COMMAND"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -117,7 +138,7 @@ enum HostRequest: Equatable {
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
-      case "--list", "--hold", "--help", "-h", "--bulkhead-host":
+      case "--list", "--hold", "--up", "--help", "-h", "--bulkhead-host":
         guard flags.insert(option).inserted else { throw wrong("\(option) is given twice") }
       default:
         throw wrong(option.hasPrefix("-") ? "unknown option \"\(option)\"" : "unexpected argument \"\(option)\"")
@@ -126,14 +147,17 @@ enum HostRequest: Equatable {
     let modes = [options["--app"] != nil, options["--boundaries"] != nil, flags.contains("--list")]
     guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries and --list go alone") }
     if options["--app"] == nil {
-      if let option = ["--placement", "--hold"].first(where: { options[$0] != nil || flags.contains($0) }) {
+      if let option = ["--placement", "--hold", "--up"].first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
       }
     }
+    guard !flags.isSuperset(of: ["--hold", "--up"]) else { throw wrong("--hold and --up go alone: --up holds") }
     if flags.contains("--bulkhead-host") {
       self = .identify
     } else if !flags.isDisjoint(with: ["--help", "-h"]) {
       self = .help
+    } else if let app = options["--app"], flags.contains("--up") {
+      self = .up(app: app, placement: options["--placement"])
     } else if let app = options["--app"] {
       self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"))
     } else if let app = options["--boundaries"] {
