@@ -65,9 +65,8 @@ struct UpLauncher {
   }
 }
 
-/// A process started in a session of its own (`setsid`), its standard input /dev/null and
-/// its standard output and error one file (this process opens every other descriptor
-/// close-on-exec), so that it outlives the terminal that started it
+/// A process started in a session of its own (`setsid`), its standard input /dev/null, its
+/// standard output and error one file, and no other descriptor of this process, so that it outlives the terminal that started it
 /// and Ctrl-C there never reaches it.
 private struct DetachedProcess {
   let pid: pid_t
@@ -88,6 +87,7 @@ private struct DetachedProcess {
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO)
+    Self.closeOnExecAboveStandardStreams()
     // What a shell's background job ignores (SIGINT, SIGQUIT) the host would inherit: it
     // starts with every signal at its default, none blocked.
     var defaults = sigset_t()
@@ -105,6 +105,16 @@ private struct DetachedProcess {
       throw .usage("cannot start the host \(executable): \(String(cString: strerror(result)))")
     }
     self.pid = pid
+  }
+
+  /// Marks every descriptor above the standard streams close-on-exec: one this process
+  /// inherited open (a pipe of whoever started compose.sh) would otherwise stay open in the
+  /// host for as long as it runs, and its reader would never see the end.
+  private static func closeOnExecAboveStandardStreams() {
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in descriptors.compactMap({ Int32($0) }) where descriptor > STDERR_FILENO {
+      _ = fcntl(descriptor, F_SETFD, fcntl(descriptor, F_GETFD) | FD_CLOEXEC)
+    }
   }
 
   /// How the process ended, once it has; nil while it runs.
