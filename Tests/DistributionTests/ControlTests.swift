@@ -29,9 +29,8 @@ import Transport
     let events = Events()
     let composition = try composition(app: "two-counters", placement: "counter1\n", events: events)
     defer { composition.shutdown() }
-    let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+    let (system, control) = try reach(composition)
     defer { system.close() }
-    let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
     let killed = try #require(composition.processes.first?.pids.first)
 
     try await control.kill(boundary: "counter1", index: 0)
@@ -54,9 +53,8 @@ import Transport
   @Test func stopAndContSuspendAndResumeTheWorker() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1 deadline 30s\n")
     defer { composition.shutdown() }
-    let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+    let (system, control) = try reach(composition)
     defer { system.close() }
-    let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
     let pid = try #require(composition.processes.first?.pids.first)
 
     try await control.send(.stop, boundary: "counter1", index: 0)
@@ -71,9 +69,8 @@ import Transport
   @Test func slowHoldsEveryReplyOfTheBoundaryUntilTurnedOff() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1\n")
     defer { composition.shutdown() }
-    let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+    let (system, control) = try reach(composition)
     defer { system.close() }
-    let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
     let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
 
     try await control.slow(boundary: "counter1", milliseconds: 150)
@@ -90,9 +87,8 @@ import Transport
   @Test func theSnapshotCarriesWhatCrossedEachBoundary() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1\ncounter2\n")
     defer { composition.shutdown() }
-    let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+    let (system, control) = try reach(composition)
     defer { system.close() }
-    let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
     let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
     store.send(.counter2(.incrementButtonTapped))
     store.send(.counter2(.incrementButtonTapped))
@@ -125,4 +121,10 @@ private func waitForState(of pid: Int32, until matches: (Character) -> Bool) thr
     Thread.sleep(forTimeInterval: 0.02)
   }
   return false
+}
+
+/// A connection to `composition`'s control endpoint, as another process makes one.
+private func reach(_ composition: Composition) throws -> (SocketActorSystem, CompositionControl) {
+  let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+  return (system, try CompositionControl.resolve(id: CompositionControl.id, using: system))
 }
