@@ -18,6 +18,14 @@ import Testing
     #expect(try ControlRequest(parsing: ["--app", "timers"], program: "host") == nil)
   }
 
+  @Test func theHostRunsAnAppDetachedWithUp() throws {
+    #expect(
+      try HostRequest(parsing: ["--up", "--app", "timers", "--placement", "t.placement"], program: "host")
+        == .up(app: "timers", placement: "t.placement"))
+    #expect(throws: DistributionError.self) { try HostRequest(parsing: ["--app", "timers", "--up", "--hold"], program: "host") }
+    #expect(throws: DistributionError.self) { try HostRequest(parsing: ["--up"], program: "host") }
+  }
+
   @Test(arguments: [
     (["--control"], "--control needs an app"), (["--control", "timers"], "needs a command"),
     (["--control", "timers", "restart"], "unknown command \"restart\""), (["--control", "timers", "ps", "x"], "ps takes nothing"),

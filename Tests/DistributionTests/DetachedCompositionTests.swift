@@ -81,6 +81,19 @@ import Transport
     #expect(try compose("down", "timers").status == 0)
   }
 
+  @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+  func aSignalledDetachedHostLeavesNothingBehind(signal: Int32) throws {
+    let compose = try Compose()
+    defer { compose.cleanUp() }
+    #expect(try compose("up", "timers").status == 0)
+    let run = try #require(try RunFile.read(at: compose.runFile("timers")))
+    let workers = try compose.workers().map(\.pid)
+    kill(run.pid, signal)
+    #expect(allExited([run.pid] + workers))
+    #expect(!FileManager.default.fileExists(atPath: compose.runFile("timers")))
+    #expect(!FileManager.default.fileExists(atPath: (run.controlSocket as NSString).deletingLastPathComponent))
+  }
+
   @Test func logsShowEachBoundarysLinesByNameAndFollowThemUntilDown() async throws {
     let compose = try Compose()
     defer { compose.cleanUp() }
