@@ -16,16 +16,26 @@
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
 #   ./compose.sh bench                  run the benchmark (release build)
 #
-# run, hold, replay, list, boundaries and study take --package PATH --product NAME first, to use the apps of
-# another package's executable (one whose main calls HostCommand.main) instead of the
+# A composition you can reach from other terminals, one per app:
+#   ./compose.sh up APP [PLACEMENT]     start it detached; returns once it is up
+#   ./compose.sh ps APP                 its processes: pid, state, uptime, restarts, RSS, CPU
+#   ./compose.sh top APP                the same, live, with actions and bytes per second
+#   ./compose.sh logs APP [BOUNDARY] [-f]  its workers' output and events, by boundary
+#   ./compose.sh kill|stop|cont APP BOUNDARY [INDEX]  SIGKILL/SIGSTOP/SIGCONT a worker
+#   ./compose.sh slow APP BOUNDARY MS   hold every reply of BOUNDARY for MS (0: off)
+#   ./compose.sh down APP               stop it: workers, sockets and run file go
+#
+# run, hold, replay, list, boundaries, study and up take --package PATH --product NAME first, to
+# use the apps of another package's executable (one whose main calls HostCommand.main) instead of the
 # built-in examples: ./compose.sh run --package Samples/Guestbook --product guestbook
+# BULKHEAD_HOST=PATH runs that host executable instead of building one (the tests do).
 set -euo pipefail
 caller="$PWD"
 cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -75,7 +85,10 @@ fi
 
 # Builds the host (and the built-in worker) in release and sets $host and $placements.
 build_host() {
-  if [ -n "$package" ]; then
+  if [ -n "${BULKHEAD_HOST:-}" ]; then
+    host="$BULKHEAD_HOST"
+    placements="${package:-$root}/placements"
+  elif [ -n "$package" ]; then
     swift build -c release --package-path "$package" --product "$product" >&2 ||
       fail "could not build the product \"$product\" of $package (SwiftPM's message is above)"
     host="$(swift build -c release --package-path "$package" --show-bin-path)/$product"
@@ -87,6 +100,17 @@ build_host() {
     for built in parent-host child-worker; do swift build -c release --product "$built" >&2; done
     host="$root/.build/release/parent-host"
     placements=placements
+  fi
+}
+
+# Sets $options to the --placement of APP: PLACEMENT if given ("none": every boundary in the
+# host), else $placements/APP.placement if there is one.
+placement_options() {
+  options=()
+  if [ $# -ge 2 ]; then
+    [ "$2" = none ] || options+=(--placement "$(from_caller "$2")")
+  elif [ -f "$placements/$1.placement" ]; then
+    options+=(--placement "$placements/$1.placement")
   fi
 }
 
@@ -118,12 +142,7 @@ case "$command" in
       if [ -n "$package" ]; then app="$("$host" --list | awk 'NR == 1 { print $1 }')"; else app=two-counters; fi
       [ -n "$app" ] || fail "the product \"$product\" lists no apps"
     fi
-    options=()
-    if [ $# -ge 2 ]; then
-      [ "$2" = none ] || options+=(--placement "$(from_caller "$2")")
-    elif [ -f "$placements/$app.placement" ]; then
-      options+=(--placement "$placements/$app.placement")
-    fi
+    placement_options "$app" "${@:2}"
     [ "$command" = hold ] && options+=(--hold)
     exec "$host" --app "$app" "${options[@]}" "${record[@]+"${record[@]}"}"
     ;;
@@ -133,6 +152,22 @@ case "$command" in
     options=(--replay "$(from_caller "$1")")
     if [ $# -eq 2 ] && [ "$2" != none ]; then options+=(--placement "$(from_caller "$2")"); fi
     exec "$host" "${options[@]}"
+    ;;
+  up)
+    [ $# -ge 1 ] && [ $# -le 2 ] || fail "up takes an APP and a PLACEMENT (optional); got: ${*:-nothing}"
+    build_host
+    placement_options "$@"
+    exec "$host" --control "$1" up "${options[@]}"
+    ;;
+  ps | top | logs | kill | stop | cont | slow | down)
+    [ $# -ge 1 ] || fail "$command takes an APP first (\"./compose.sh help\" shows what follows)"
+    # Any host reaches any composition; the one built already will do.
+    if [ -z "${BULKHEAD_HOST:-}" ] && [ -z "$package" ] && [ -x "$root/.build/release/parent-host" ]; then
+      host="$root/.build/release/parent-host"
+    else
+      build_host
+    fi
+    exec "$host" --control "$1" "$command" "${@:2}"
     ;;
   list)
     [ $# -eq 0 ] || fail "list takes no arguments; got: $*"

@@ -25,22 +25,81 @@ import Transport
     await #expect(throws: RemoteCallError.self) { try await control.kill(boundary: "timers", index: 2) }
   }
 
-  @Test func aWorkerKilledThroughTheControlEndpointIsRestartedByTheNextAction() async throws {
+  @Test func aWorkerKilledThroughTheControlEndpointIsRestartedAtOnce() async throws {
     let events = Events()
     let composition = try composition(app: "two-counters", placement: "counter1\n", events: events)
     defer { composition.shutdown() }
-    let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+    let (system, control) = try reach(composition)
     defer { system.close() }
-    let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
     let killed = try #require(composition.processes.first?.pids.first)
 
     try await control.kill(boundary: "counter1", index: 0)
     #expect(await events.first { $0 == .workerExited(boundary: "counter1", pid: killed) } != nil)
+    let restarted = await events.first {
+      if case .workerRestarted("counter1", _, "it was killed on request (SIGKILL)") = $0 { true } else { false }
+    }
+    guard case let .workerRestarted(_, pid, _)? = restarted else {
+      Issue.record("no restart after the kill")
+      return
+    }
+    let worker = try await control.snapshot().boundaries.first?.workers.first
+    #expect(worker == Wire.WorkerPlace(pid: Int(pid), restarts: 1) && pid != killed)
 
     let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
     store.send(.counter1(.incrementButtonTapped))
     #expect(store.state.counter1.count == 1)
-    #expect(try await control.processes().first?.pids.first.map(Int32.init) != killed)
+  }
+
+  @Test func stopAndContSuspendAndResumeTheWorker() async throws {
+    let composition = try composition(app: "two-counters", placement: "counter1 deadline 30s\n")
+    defer { composition.shutdown() }
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    let pid = try #require(composition.processes.first?.pids.first)
+
+    try await control.send(.stop, boundary: "counter1", index: 0)
+    #expect(try waitForState(of: pid) { $0 == "T" })
+    try await control.send(.cont, boundary: "counter1", index: 0)
+    #expect(try waitForState(of: pid) { $0 != "T" })
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    store.send(.counter1(.incrementButtonTapped))
+    #expect(store.state.counter1.count == 1 && composition.processes.first?.pids == [pid])
+  }
+
+  @Test func slowHoldsEveryReplyOfTheBoundaryUntilTurnedOff() async throws {
+    let composition = try composition(app: "two-counters", placement: "counter1\n")
+    defer { composition.shutdown() }
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+
+    try await control.slow(boundary: "counter1", milliseconds: 150)
+    #expect(try await control.snapshot().boundaries.first?.replyDelayMilliseconds == 150)
+    // A lower bound only: the reply cannot come sooner than it is held, however busy the machine.
+    let held = ContinuousClock().measure { store.send(.counter1(.incrementButtonTapped)) }
+    #expect(held >= .milliseconds(150) && store.state.counter1.count == 1)
+    try await control.slow(boundary: "counter1", milliseconds: 0)
+    #expect(try await control.snapshot().boundaries.first?.replyDelayMilliseconds == 0)
+    await #expect(throws: RemoteCallError.self) { try await control.slow(boundary: "counter2", milliseconds: 10) }
+    await #expect(throws: RemoteCallError.self) { try await control.slow(boundary: "counter1", milliseconds: -1) }
+  }
+
+  @Test func theSnapshotCarriesWhatCrossedEachBoundary() async throws {
+    let composition = try composition(app: "two-counters", placement: "counter1\ncounter2\n")
+    defer { composition.shutdown() }
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    store.send(.counter2(.incrementButtonTapped))
+    store.send(.counter2(.incrementButtonTapped))
+
+    let snapshot = try await control.snapshot()
+    #expect(snapshot.hostPID == Int(getpid()))
+    #expect(snapshot.boundaries.map(\.boundary) == ["counter1", "counter2"])
+    #expect(snapshot.boundaries.map(\.actions) == [0, 2])
+    let crossed = try #require(composition.statistics(of: "counter2"))
+    #expect(snapshot.boundaries[1].bytesSent == crossed.bytesSent && crossed.bytesSent > 0)
+    #expect(snapshot.boundaries[1].workers.map(\.pid) == composition.processes[1].pids.map(Int.init))
   }
 
   @Test func theControlSocketGoesWithTheComposition() throws {
@@ -51,4 +110,21 @@ import Transport
     #expect(!FileManager.default.fileExists(atPath: path))
     #expect(throws: TransportError.self) { try UnixSocket.connect(to: path) }
   }
+}
+
+/// The state letter /proc gives `pid` once `matches` holds of it: the signal is the kernel's
+/// to deliver, so /proc is polled, up to a deadline.
+private func waitForState(of pid: Int32, until matches: (Character) -> Bool) throws -> Bool {
+  let deadline = ContinuousClock.now + .seconds(10)
+  while ContinuousClock.now < deadline {
+    if let state = ProcessState(of: pid)?.state, matches(state) { return true }
+    Thread.sleep(forTimeInterval: 0.02)
+  }
+  return false
+}
+
+/// A connection to `composition`'s control endpoint, as another process makes one.
+private func reach(_ composition: Composition) throws -> (SocketActorSystem, CompositionControl) {
+  let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: try composition.startControl())))
+  return (system, try CompositionControl.resolve(id: CompositionControl.id, using: system))
 }

@@ -16,16 +16,18 @@ import Foundation
 ///
 ///     APP --list                           the apps, one per line with a summary
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
-///     APP --app NAME [--placement FILE] [--hold] [--record FILE]
+///     APP --app NAME [--placement FILE] [--hold | --up] [--record FILE]
 ///     APP --replay FILE [--placement FILE]   runs a recording again; see `Replayer`
 ///     APP --study NAME [--report FILE]     the app's script with each boundary in the host, in a
 ///                                          worker, and killed and stalled there (`Study`)
+///     APP --control NAME up | ps | top | logs | kill | stop | cont | slow | down ...
 ///
 /// and prints its pid, each placed boundary with its workers' pids, each action of the script
 /// with the state after it, the workers' events and their output labelled by boundary. With
 /// `--hold` it stays up after the script, showing the states effects bring. Ctrl-C, SIGTERM
 /// and SIGHUP stop the workers and remove the sockets; the host then exits with 128 plus the
-/// signal's number, as a shell reports a death by that signal.
+/// signal's number, as a shell reports a death by that signal. `--up` runs the app detached,
+/// reachable from other terminals; `--control` reaches it (`ControlRequest` lists the commands).
 public enum HostCommand {
   /// Runs the command line in `CommandLine.arguments` and exits.
   ///
@@ -41,6 +43,9 @@ public enum HostCommand {
     do {
       if let worker = try WorkerArguments(parsing: arguments) {
         BoundaryWorker.main(apps: apps, role: worker, terminal: terminal)
+      }
+      if let control = try ControlRequest(parsing: arguments, program: terminal.program) {
+        await ControlCommand.run(control, terminal: terminal)
       }
       let request = try HostRequest(parsing: arguments, program: terminal.program)
       await run(request, apps: apps, workerExecutable: workerExecutable, terminal: terminal)
@@ -85,21 +90,37 @@ public enum HostCommand {
       }
       exit(0)
     case let .run(name, placementFile, hold, record):
-      let selected = app(named: name)
-      do {
-        let session = try session(of: selected, placementFile: placementFile, workerExecutable: workerExecutable, terminal: terminal)
+      await host(app(named: name), placementFile, workerExecutable: workerExecutable, terminal: terminal) {
+        let session = try HostSession(app: $0, placement: $1, command: $2, terminal: terminal)
         if let record {
           try await session.record(into: record, hold: hold)
         } else {
           await session.run(hold: hold)
         }
-      } catch {
-        terminal.fail("\(error)")
       }
-      exit(0)
+    case let .up(name, placementFile):
+      await host(app(named: name), placementFile, workerExecutable: workerExecutable, terminal: terminal) {
+        try await DetachedHost(app: $0, placement: $1, command: $2).run(terminal: terminal)
+      }
     case let .replay(file, placementFile):
       await replay(file, placementFile: placementFile, apps: apps, workerExecutable: workerExecutable, terminal: terminal)
     }
+  }
+
+  /// Runs `selected` with the placement in `placementFile` (none: every boundary in the host)
+  /// through `body`, and exits.
+  @MainActor
+  private static func host(
+    _ selected: ScriptedApp, _ placementFile: String?, workerExecutable: String?, terminal: HostTerminal,
+    body: (ScriptedApp, Placement, WorkerCommand) async throws -> Void
+  ) async -> Never {
+    do {
+      let (placement, command) = try placed(selected, placementFile, workerExecutable: workerExecutable)
+      try await body(selected, placement, command)
+    } catch {
+      terminal.fail("\(error)")
+    }
+    exit(0)
   }
 
   /// A session of `app` with the boundaries `placementFile` places (none: all in the host).
@@ -107,6 +128,15 @@ public enum HostCommand {
   static func session(
     of app: ScriptedApp, placementFile: String?, workerExecutable: String?, terminal: HostTerminal
   ) throws -> HostSession {
+    let (placement, command) = try placed(app, placementFile, workerExecutable: workerExecutable)
+    return try HostSession(app: app, placement: placement, command: command, terminal: terminal)
+  }
+
+  /// The placement in `placementFile` (none: every boundary in the host) and the command that
+  /// starts `app`'s workers.
+  private static func placed(
+    _ app: ScriptedApp, _ placementFile: String?, workerExecutable: String?
+  ) throws(DistributionError) -> (Placement, WorkerCommand) {
     let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
     // A worker executable must be there only when a worker will start.
     let command =
@@ -115,7 +145,7 @@ public enum HostCommand {
           ? WorkerCommand.thisExecutable(app: app.name)
           : try WorkerCommand.executable(named: executable, app: app.name)
       } ?? .thisExecutable(app: app.name)
-    return try HostSession(app: app, placement: placement, command: command, terminal: terminal)
+    return (placement, command)
   }
 }
 
@@ -125,6 +155,8 @@ enum HostRequest: Equatable {
   case list
   case boundaries(app: String)
   case run(app: String, placement: String?, hold: Bool, record: String? = nil)
+  /// `--up`: runs the app detached, reachable through its control socket (`./compose.sh up`).
+  case up(app: String, placement: String?)
   /// `--replay FILE`: runs a recording again and compares each step.
   case replay(file: String, placement: String?)
   /// `--study NAME`: the app's script in each placement and under faults (`Study`).
@@ -133,7 +165,7 @@ enum HostRequest: Equatable {
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold] [--record FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE]"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] | --control APP COMMAND"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -150,7 +182,7 @@ enum HostRequest: Equatable {
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
-      case "--list", "--hold", "--help", "-h", "--bulkhead-host":
+      case "--list", "--hold", "--up", "--help", "-h", "--bulkhead-host":
         guard flags.insert(option).inserted else { throw wrong("\(option) is given twice") }
       default:
         throw wrong(option.hasPrefix("-") ? "unknown option \"\(option)\"" : "unexpected argument \"\(option)\"")
@@ -160,15 +192,19 @@ enum HostRequest: Equatable {
     guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --list, --replay and --study go alone") }
     if options["--report"] != nil, options["--study"] == nil { throw wrong("--report goes with --study") }
     if options["--app"] == nil {
-      let withApp = options["--replay"] == nil ? ["--placement", "--hold", "--record"] : ["--hold", "--record"]
+      let withApp = options["--replay"] == nil ? ["--placement", "--hold", "--up", "--record"] : ["--hold", "--up", "--record"]
       if let option = withApp.first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
       }
     }
+    guard !flags.isSuperset(of: ["--hold", "--up"]) else { throw wrong("--hold and --up go alone: --up holds") }
+    guard !flags.contains("--up") || options["--record"] == nil else { throw wrong("--record goes with a run, not with --up") }
     if flags.contains("--bulkhead-host") {
       self = .identify
     } else if !flags.isDisjoint(with: ["--help", "-h"]) {
       self = .help
+    } else if let app = options["--app"], flags.contains("--up") {
+      self = .up(app: app, placement: options["--placement"])
     } else if let app = options["--app"] {
       self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"), record: options["--record"])
     } else if let file = options["--replay"] {

@@ -6,20 +6,33 @@ import Foundation
 @MainActor
 final class HostSession {
   let app: ScriptedApp
-  private let composition: Composition
+  let composition: Composition
   private let terminal: HostTerminal
   let placement: Placement
+  private let whenStopped: @Sendable () -> Void
   private var signals: [any DispatchSourceSignal] = []
 
-  init(app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal) throws {
+  /// A session whose workers' output and events also go to `boundaryLog`, if given, and that
+  /// runs `whenStopped` once its workers are stopped, however it stops.
+  init(
+    app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal,
+    boundaryLog: BoundaryLog? = nil, whenStopped: @escaping @Sendable () -> Void = {}
+  ) throws {
     self.app = app
     self.terminal = terminal
     self.placement = placement
+    self.whenStopped = whenStopped
     signal(SIGPIPE, SIG_IGN)
     composition = try Composition(
       root: app.root(), placement: placement, command: command,
-      onEvent: { terminal.say("  [event] \($0)") },
-      onOutput: { terminal.say("  [\($0.boundary) \($0.worker) \($0.stream.rawValue)] \($0.text)") })
+      onEvent: {
+        terminal.say("  [event] \($0)")
+        boundaryLog?.record($0)
+      },
+      onOutput: {
+        terminal.say("  [\($0.boundary) \($0.worker) \($0.stream.rawValue)] \($0.text)")
+        boundaryLog?.record($0)
+      })
     signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map(stop(on:named:))
   }
 
@@ -28,13 +41,17 @@ final class HostSession {
   private func stop(on number: Int32, named name: String) -> any DispatchSourceSignal {
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { [composition, terminal] in
-      terminal.say("host: \(name), stopping the workers")
-      composition.shutdown()
-      exit(128 + number)
-    }
+    source.setEventHandler { @Sendable [self] in end(saying: "host: \(name), stopping the workers", status: 128 + number) }
     source.resume()
     return source
+  }
+
+  /// Says `message`, stops the workers, removes the sockets, and exits with `status`.
+  nonisolated func end(saying message: String, status: Int32) -> Never {
+    terminal.say(message)
+    composition.shutdown()
+    whenStopped()
+    exit(status)
   }
 
   /// One line per placed boundary: what crossed it, and what went wrong with its workers.
@@ -69,6 +86,7 @@ final class HostSession {
     await script(app, composition.boundaryContext) { [terminal] in terminal.say($0) }
     sayWhatCrossed()
     composition.shutdown()
+    whenStopped()
     for source in signals { source.cancel() }
   }
 }

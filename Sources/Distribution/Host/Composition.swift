@@ -131,10 +131,14 @@ public final class Composition: Sendable {
     remotes[boundary]?.kill(worker: index)
   }
 
+  /// The host's side of placed boundary `path`, for the control endpoint.
+  func remote(_ path: String) -> RemoteBoundary? { remotes[path] }
+
   /// Starts the composition's control endpoint (`CompositionControl`) on a socket in its
   /// directory, which only processes of the same user may reach, and returns the socket's path.
-  /// Started once; later calls return the same path.
-  func startControl() throws -> String {
+  /// Started once; later calls return the same path. `onDown` runs when a client asks the
+  /// composition to go down (`./compose.sh down`).
+  func startControl(onDown: @escaping @Sendable () -> Void = {}) throws -> String {
     guard let directory else {
       throw DistributionError.usage("a composition with nothing placed has no workers to control")
     }
@@ -143,7 +147,7 @@ public final class Composition: Sendable {
       let composition = WeakBox<Composition>()
       composition.value = self
       let listener = try ActorListener(path: directory.path(for: "control")) { system in
-        _ = system.hosting(CompositionControl.id) { CompositionControl(composition: composition, actorSystem: $0) }
+        _ = system.hosting(CompositionControl.id) { CompositionControl(composition: composition, onDown: onDown, actorSystem: $0) }
       }
       control = listener
       return listener.path

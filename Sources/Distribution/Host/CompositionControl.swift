@@ -1,9 +1,12 @@
+import Dispatch
 import Distributed
+import Foundation
 internal import Transport
 
 /// The control endpoint of a running composition: a distributed actor that another process of
 /// the same user reaches through the composition's control socket (`Composition.startControl()`)
-/// to see its workers and inject faults, as the study tools' `ps` and `kill` do.
+/// to see its workers and inject faults, as `./compose.sh ps`, `kill`, `stop`, `slow` and `down`
+/// do.
 ///
 /// ```swift
 /// let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
@@ -16,10 +19,15 @@ distributed actor CompositionControl {
   /// The name the host hosts it under, which its clients know.
   static let id = SocketActorID(number: 4)
 
-  private let composition: WeakBox<Composition>
+  /// The longest `slow` delay: a minute per reply is slow enough to study anything.
+  static let longestReplyDelay = 60_000
 
-  init(composition: WeakBox<Composition>, actorSystem: SocketActorSystem) {
+  private let composition: WeakBox<Composition>
+  private let onDown: @Sendable () -> Void
+
+  init(composition: WeakBox<Composition>, onDown: @escaping @Sendable () -> Void, actorSystem: SocketActorSystem) {
     self.composition = composition
+    self.onDown = onDown
     self.actorSystem = actorSystem
   }
 
@@ -28,21 +36,69 @@ distributed actor CompositionControl {
     (composition.value?.processes ?? []).map { Wire.PlacedWorkers(boundary: $0.boundary, pids: $0.pids.map(Int.init)) }
   }
 
-  /// Kills worker `index` of `boundary` with SIGKILL, as a crash would; the next action there
-  /// restarts it.
+  /// Each placed boundary, its workers and what has crossed it so far: what `ps` and `top`
+  /// show.
+  distributed func snapshot() -> Wire.ControlSnapshot {
+    Wire.ControlSnapshot(hostPID: Int(getpid()), boundaries: composition.value?.boundarySnapshots ?? [])
+  }
+
+  /// Kills worker `index` of `boundary` with SIGKILL, as a crash would; the host starts its
+  /// successor at once.
   ///
   /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and
   ///   `DistributionError.usage` for an index its pool does not have.
   distributed func kill(boundary: String, index: Int) throws {
-    guard let composition = composition.value else { return }
-    let placed = composition.processes
-    guard let entry = placed.first(where: { $0.boundary == boundary }) else {
-      throw DistributionError.unknownBoundary(boundary, known: placed.map(\.boundary))
+    try send(.kill, boundary: boundary, index: index)
+  }
+
+  /// Sends `signal` to worker `index` of `boundary`: SIGKILL as a crash, after which the host
+  /// starts a successor at once; SIGSTOP as a worker that hangs (the host's liveness probe
+  /// gives it up past its deadline, and the next action starts a successor); SIGCONT to let
+  /// it go on.
+  ///
+  /// - Throws: as `kill(boundary:index:)`.
+  distributed func send(_ signal: Wire.WorkerSignal, boundary: String, index: Int) throws {
+    let remote = try placed(boundary)
+    let places = remote.places.count
+    guard (0..<places).contains(index) else {
+      throw DistributionError.usage(
+        "\(boundary) has \(places == 1 ? "one worker, 0" : "workers 0 to \(places - 1)"); there is no worker \(index)")
     }
-    guard entry.pids.indices.contains(index) else {
-      throw DistributionError.usage("\(boundary) has workers 0 to \(entry.pids.count - 1); there is no worker \(index)")
+    if signal == .kill {
+      remote.killAndRestart(worker: index)
+    } else {
+      remote.send(signal: signal.number, toWorker: index)
     }
-    composition.killWorker(of: boundary, index: index)
+  }
+
+  /// Holds every reply of `boundary`'s workers for `milliseconds` before the host takes it;
+  /// 0 turns it off.
+  ///
+  /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and
+  ///   `DistributionError.usage` for a delay below 0 or above `longestReplyDelay`.
+  distributed func slow(boundary: String, milliseconds: Int) throws {
+    let remote = try placed(boundary)
+    guard (0...Self.longestReplyDelay).contains(milliseconds) else {
+      throw DistributionError.usage("slow takes 0 to \(Self.longestReplyDelay) ms; got \(milliseconds)")
+    }
+    remote.replyDelay = milliseconds
+  }
+
+  /// Takes the composition down, as `./compose.sh down` asks: after this call has answered,
+  /// the host stops its workers, removes its sockets and run file, and exits.
+  distributed func down() {
+    // On another thread, so that the answer leaves before the host closes this connection.
+    DispatchQueue.global().async(execute: onDown)
+  }
+
+  private func placed(_ boundary: String) throws -> RemoteBoundary {
+    guard let composition = composition.value else {
+      throw DistributionError.usage("the composition is shutting down")
+    }
+    guard let remote = composition.remote(boundary) else {
+      throw DistributionError.unknownBoundary(boundary, known: composition.processes.map(\.boundary))
+    }
+    return remote
   }
 }
 

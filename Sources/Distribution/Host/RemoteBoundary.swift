@@ -22,6 +22,7 @@ final class RemoteBoundary: Sendable {
   private let pool: Locked<Pool>
   /// How many workers serve the boundary: fixed, so read without the lock.
   private let workers: Int
+  private let delay = Atomic<Int>(0)
 
   /// What the host knows of one child state in a worker: its version and its value there.
   private struct Synced {
@@ -50,6 +51,8 @@ final class RemoteBoundary: Sendable {
     var offers: [[[UInt8]: Offer]]
     var taken: Set<Taken> = []
     var restarts: [ContinuousClock.Instant] = []
+    /// How often the worker at each place was restarted, for the control endpoint.
+    var restartCounts: [Int]
     /// Failures since a worker last answered: each waits twice as long before the restart.
     var consecutiveFailures = 0
     var failure: String?
@@ -80,7 +83,7 @@ final class RemoteBoundary: Sendable {
     self.pool = Locked(
       Pool(
         members: Array(repeating: .empty, count: workers), synced: Array(repeating: [:], count: workers),
-        offers: Array(repeating: [:], count: workers)))
+        offers: Array(repeating: [:], count: workers), restartCounts: Array(repeating: 0, count: workers)))
   }
 
   /// What has crossed this boundary so far.
@@ -125,7 +128,39 @@ final class RemoteBoundary: Sendable {
 
   /// Kills the worker at `index` with SIGKILL, as a crash would: for fault injection.
   func kill(worker index: Int) {
-    pool.withLock { $0.members[index].link }?.process.kill()
+    send(signal: SIGKILL, toWorker: index)
+  }
+
+  /// Kills the worker at `index` with SIGKILL and starts its successor at once, on a thread of
+  /// its own, as a supervisor does with a crash it caused (`./compose.sh kill`), rather than
+  /// at the next action, which may never come to an idle worker.
+  func killAndRestart(worker index: Int) {
+    guard let link = pool.withLock({ $0.members[index].link }) else { return }
+    link.process.kill()
+    DetachedThread.run { [self] in _ = restart(index, abandoning: link, after: KilledOnRequest()) }
+  }
+
+  /// Why a worker killed by `killAndRestart(worker:)` was restarted.
+  private struct KilledOnRequest: Error, CustomStringConvertible {
+    var description: String { "it was killed on request (SIGKILL)" }
+  }
+
+  /// Sends `number` to the worker at `index`, if one runs there: for fault injection.
+  func send(signal number: Int32, toWorker index: Int) {
+    pool.withLock { $0.members[index].link }?.process.send(signal: number)
+  }
+
+  /// Each place of the pool, in order: the pid of its running worker (nil between a death
+  /// and the restart) and how often it was restarted.
+  var places: [(pid: Int32?, restarts: Int)] {
+    pool.withLock { pool in zip(pool.members, pool.restartCounts).map { ($0.link?.pid, $1) } }
+  }
+
+  /// How long the host holds every reply of this boundary before taking it, in milliseconds
+  /// (0: not at all): `slow`, a slow worker or link as the host's reducer sees it.
+  var replyDelay: Int {
+    get { delay.load(ordering: .relaxed) }
+    set { delay.store(newValue, ordering: .relaxed) }
   }
 
   /// The child state of `element`, or the boundary's only child when `element` is nil, left
@@ -253,6 +288,11 @@ final class RemoteBoundary: Sendable {
       return .ran(outcome)
     case let .ask(request, hostPatch):
       let exchange = try link.request(request)
+      // `slow` holds the reply here, after it came: every worker of the boundary, restarted
+      // ones too, is slowed without being told, and the worker's deadline is never hit (a
+      // stall is what `stop` studies).
+      let held = replyDelay
+      if held > 0 { Thread.sleep(forTimeInterval: Double(held) / 1_000) }
       pool.withLock {
         $0.statistics.record(
           sent: exchange.sent, received: exchange.received, hostPatch: hostPatch, workerPatch: exchange.reply.patch)
@@ -375,6 +415,7 @@ final class RemoteBoundary: Sendable {
       if verdict.backoff > .zero { Thread.sleep(forTimeInterval: Double(verdict.backoff.wholeMilliseconds) / 1_000) }
       do {
         guard let fresh = try acquire(index) else { return false }
+        pool.withLock { $0.restartCounts[index] += 1 }
         report(.workerRestarted(boundary: path, pid: fresh.pid, reason: reason))
         return true
       } catch {

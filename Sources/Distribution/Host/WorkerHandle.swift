@@ -10,6 +10,8 @@ protocol WorkerHandle: Sendable {
   func kill()
   /// Lets the worker end on its own.
   func closeInput()
+  /// Sends the worker `number`, for fault injection: SIGKILL, SIGSTOP, SIGCONT.
+  func send(signal number: Int32)
 }
 
 extension WorkerProcess: WorkerHandle {}
@@ -26,4 +28,10 @@ struct LoopbackWorker: WorkerHandle {
   func kill() { peer.end() }
 
   func closeInput() { peer.end() }
+
+  /// A thread cannot be stopped or continued on its own: SIGKILL ends its peer, as a crash
+  /// would, and every other signal is ignored.
+  func send(signal number: Int32) {
+    if number == SIGKILL { peer.end() }
+  }
 }

@@ -155,7 +155,7 @@ package struct SocketDirectory: Sendable {
   /// Removes the socket directories under `parent` whose host is dead, and returns their
   /// paths. A directory is removed only if its name is exactly `bulkhead-<pid>-XXXXXX`, it is
   /// a directory itself (not a symbolic link: `lstat`), this user owns it, and no process
-  /// `pid` exists (`kill(pid, 0)` fails with ESRCH). Inside it, only what is not a directory
+  /// `pid` exists (`kill(pid, 0)` fails with ESRCH) or it has exited and waits to be reaped. Inside it, only what is not a directory
   /// is removed (socket files); links are removed, never followed. A directory that still
   /// holds something else stays.
   ///
@@ -174,12 +174,24 @@ package struct SocketDirectory: Sendable {
       guard fstatat(parentDescriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
         info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid()
       else { continue }
-      guard kill(pid, 0) == -1, errno == ESRCH else { continue }
+      guard kill(pid, 0) == -1 && errno == ESRCH || isZombie(pid) else { continue }
       if removeTree(named: name, in: parentDescriptor, device: info.st_dev, inode: info.st_ino) {
         removed.append("\(parent)/\(name)")
       }
     }
     return removed
+  }
+
+  /// Whether `pid` has exited and waits to be reaped: a host killed with SIGKILL whose parent
+  /// (often init) has not reaped it yet is dead all the same.
+  private static func isZombie(_ pid: pid_t) -> Bool {
+    guard let stat = fopen("/proc/\(pid)/stat", "r") else { return false }
+    defer { fclose(stat) }
+    var line = [CChar](repeating: 0, count: 512)
+    guard fgets(&line, Int32(line.count), stat) != nil else { return false }
+    let text = String(decoding: line.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let nameEnd = text.lastIndex(of: ")") else { return false }
+    return text[text.index(after: nameEnd)...].dropFirst().first == "Z"
   }
 
   /// Empties and removes directory `name` of `parent`, if it is still the directory that was

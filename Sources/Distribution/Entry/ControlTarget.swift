@@ -1,0 +1,65 @@
+import Distributed
+import Foundation
+internal import Transport
+
+/// The detached composition of one app, found through its run file, and a connection to its
+/// control endpoint. A run file left by a host that is gone is removed on the way, and said.
+///
+/// ```swift
+/// let target = try ControlTarget(app: "timers")
+/// let control = try target.connect()
+/// let snapshot = try await target.calling { try await control.snapshot() }
+/// ```
+struct ControlTarget: Sendable {
+  let app: String
+  let directory: RunDirectory
+  let run: RunFile
+
+  /// How long the host may take to answer a call: it answers from a thread of its own, so
+  /// only a host that is stopped or stuck takes longer.
+  static let callTimeout = Duration.seconds(5)
+
+  /// The composition of `app` that is up; an error saying why when none is.
+  init(app: String) throws(DistributionError) {
+    self.app = app
+    let location = RunDirectory.location()
+    guard FileManager.default.fileExists(atPath: location) else {
+      throw .usage("no composition of \(app) is running: there is no run directory \(location) (\"./compose.sh up \(app)\" starts one)")
+    }
+    directory = try RunDirectory.open(creating: false, at: location)
+    let path = directory.runFile(of: app)
+    guard let run = try RunFile.read(at: path) else {
+      throw .usage("no composition of \(app) is running: there is no run file \(path) (\"./compose.sh up \(app)\" starts one)")
+    }
+    guard run.hostIsUp else { throw .usage("no composition of \(app) is running: \(run.removeStale(at: path))") }
+    self.run = run
+  }
+
+  /// A connection to the control endpoint, and the endpoint.
+  func connect() throws -> (system: SocketActorSystem, control: CompositionControl) {
+    let socket: UnixSocket
+    do {
+      socket = try UnixSocket.connect(to: run.controlSocket)
+    } catch {
+      throw DistributionError.usage("cannot reach the host of \(app) (pid \(run.pid)) at \(run.controlSocket): \(error)")
+    }
+    let system = SocketActorSystem(connection: FramedConnection(socket), callTimeout: Self.callTimeout)
+    return (system, try CompositionControl.resolve(id: CompositionControl.id, using: system))
+  }
+
+  /// Runs `call`, and turns what the actor system throws into a sentence about this
+  /// composition.
+  func calling<Result: Sendable>(_ call: @Sendable () async throws -> Result) async throws(DistributionError) -> Result {
+    do {
+      return try await call()
+    } catch let error as RemoteCallError {
+      switch error {
+      case let .remote(message): throw .usage(message)
+      case .deadlineExceeded: throw .usage("the host of \(app) (pid \(run.pid)) did not answer within \(Self.callTimeout): is it stopped?")
+      case .peerDisconnected: throw .usage("the host of \(app) (pid \(run.pid)) closed the control connection: it went down")
+      }
+    } catch {
+      throw .usage("the call to the host of \(app) (pid \(run.pid)) failed: \(error)")
+    }
+  }
+}

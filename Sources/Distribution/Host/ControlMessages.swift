@@ -1,0 +1,160 @@
+import Foundation
+internal import Transport
+
+extension Wire {
+  /// A running composition as `CompositionControl.snapshot()` gives it to `ps` and `top`.
+  ///
+  /// ```swift
+  /// let snapshot = try await control.snapshot()
+  /// snapshot.boundaries.first?.actions  // 12
+  /// ```
+  struct ControlSnapshot: Equatable, Sendable, WireCodable {
+    var hostPID: Int
+    var boundaries: [BoundarySnapshot]
+
+    init(hostPID: Int, boundaries: [BoundarySnapshot]) {
+      (self.hostPID, self.boundaries) = (hostPID, boundaries)
+    }
+
+    init(from reader: inout ByteReader) throws(TransportError) {
+      hostPID = try reader.readInt()
+      boundaries = try [BoundarySnapshot](from: &reader)
+    }
+
+    func write(to writer: inout ByteWriter) {
+      writer.write(hostPID)
+      boundaries.write(to: &writer)
+    }
+  }
+
+  /// One placed boundary in a `ControlSnapshot`: its pool, what has crossed it, how it is
+  /// slowed.
+  struct BoundarySnapshot: Equatable, Sendable, WireCodable {
+    var boundary: String
+    /// The pool's places in order: a worker's index is its place.
+    var workers: [WorkerPlace]
+    var actions: Int
+    var bytesSent: Int
+    var bytesReceived: Int
+    var failures: Int
+    var stalls: Int
+    /// What `slow` set: how long the host holds each reply, in milliseconds.
+    var replyDelayMilliseconds: Int
+    /// The latency of the boundary's round trips. The slot for the latency histograms of the
+    /// statistics (issue 14, item 1): nil until they are kept, and `top` shows "-".
+    var latency: LatencyPercentiles?
+
+    init(
+      boundary: String, workers: [WorkerPlace], statistics: BoundaryStatistics, replyDelayMilliseconds: Int,
+      latency: LatencyPercentiles?
+    ) {
+      self.boundary = boundary
+      self.workers = workers
+      actions = statistics.actions
+      bytesSent = statistics.bytesSent
+      bytesReceived = statistics.bytesReceived
+      failures = statistics.failures
+      stalls = statistics.stalls
+      self.replyDelayMilliseconds = replyDelayMilliseconds
+      self.latency = latency
+    }
+
+    init(from reader: inout ByteReader) throws(TransportError) {
+      boundary = try reader.readString()
+      workers = try [WorkerPlace](from: &reader)
+      actions = try reader.readInt()
+      bytesSent = try reader.readInt()
+      bytesReceived = try reader.readInt()
+      failures = try reader.readInt()
+      stalls = try reader.readInt()
+      replyDelayMilliseconds = try reader.readInt()
+      latency = try LatencyPercentiles?(from: &reader)
+    }
+
+    func write(to writer: inout ByteWriter) {
+      writer.write(boundary)
+      workers.write(to: &writer)
+      for count in [actions, bytesSent, bytesReceived, failures, stalls, replyDelayMilliseconds] { writer.write(count) }
+      latency.write(to: &writer)
+    }
+  }
+
+  /// One place of a boundary's pool: its running worker's pid, nil between a death and the
+  /// restart, and how often it was restarted.
+  struct WorkerPlace: Equatable, Sendable, WireCodable {
+    var pid: Int?
+    var restarts: Int
+
+    init(pid: Int?, restarts: Int) {
+      (self.pid, self.restarts) = (pid, restarts)
+    }
+
+    init(from reader: inout ByteReader) throws(TransportError) {
+      pid = try Int?(from: &reader)
+      restarts = try reader.readInt()
+    }
+
+    func write(to writer: inout ByteWriter) {
+      pid.write(to: &writer)
+      writer.write(restarts)
+    }
+  }
+
+  /// Round-trip latency percentiles of one boundary, in microseconds.
+  struct LatencyPercentiles: Equatable, Sendable, WireCodable {
+    var p50: Int
+    var p99: Int
+
+    init(p50: Int, p99: Int) {
+      (self.p50, self.p99) = (p50, p99)
+    }
+
+    init(from reader: inout ByteReader) throws(TransportError) {
+      p50 = try reader.readInt()
+      p99 = try reader.readInt()
+    }
+
+    func write(to writer: inout ByteWriter) {
+      writer.write(p50)
+      writer.write(p99)
+    }
+  }
+
+  /// The signals a control client may send a worker.
+  enum WorkerSignal: Int, Equatable, Sendable, WireCodable {
+    case kill
+    case stop
+    case cont
+
+    var number: Int32 {
+      switch self {
+      case .kill: SIGKILL
+      case .stop: SIGSTOP
+      case .cont: SIGCONT
+      }
+    }
+
+    init(from reader: inout ByteReader) throws(TransportError) {
+      let raw = try reader.readInt()
+      guard let signal = Self(rawValue: raw) else { throw .malformed("no worker signal \(raw)") }
+      self = signal
+    }
+
+    func write(to writer: inout ByteWriter) { writer.write(rawValue) }
+  }
+}
+
+extension Composition {
+  /// Each placed boundary as the control endpoint shows it, in placement order.
+  var boundarySnapshots: [Wire.BoundarySnapshot] {
+    processes.compactMap { process in
+      guard let remote = remote(process.boundary), let statistics = statistics(of: process.boundary) else { return nil }
+      return Wire.BoundarySnapshot(
+        boundary: process.boundary,
+        workers: remote.places.map { Wire.WorkerPlace(pid: $0.pid.map(Int.init), restarts: $0.restarts) },
+        statistics: statistics, replyDelayMilliseconds: remote.replyDelay,
+        // The latency histograms of issue 14, item 1, go here.
+        latency: nil)
+    }
+  }
+}

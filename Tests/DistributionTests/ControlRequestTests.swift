@@ -1,0 +1,42 @@
+@testable import BulkheadDistribution
+import Testing
+
+/// The control command line, `--control APP VERB ...`, that compose.sh's control commands run.
+@Suite struct ControlRequestTests {
+  @Test func eachCommandReadsItsOperands() throws {
+    func parse(_ arguments: String...) throws -> ControlRequest.Verb? {
+      try ControlRequest(parsing: ["--control", "timers"] + arguments, program: "host")?.verb
+    }
+    #expect(try parse("ps") == .ps)
+    #expect(try parse("up", "--placement", "t.placement") == .up(hostOptions: ["--placement", "t.placement"]))
+    #expect(try parse("kill", "timers") == .signal(.kill, boundary: "timers", index: 0))
+    #expect(try parse("stop", "timers", "1") == .signal(.stop, boundary: "timers", index: 1))
+    #expect(try parse("cont", "timers", "1") == .signal(.cont, boundary: "timers", index: 1))
+    #expect(try parse("slow", "timers", "250") == .slow(boundary: "timers", milliseconds: 250))
+    #expect(try parse("logs", "-f") == .logs(boundary: nil, follow: true))
+    #expect(try parse("logs", "-f", "timers") == .logs(boundary: "timers", follow: true))
+    #expect(try ControlRequest(parsing: ["--app", "timers"], program: "host") == nil)
+  }
+
+  @Test func theHostRunsAnAppDetachedWithUp() throws {
+    #expect(
+      try HostRequest(parsing: ["--up", "--app", "timers", "--placement", "t.placement"], program: "host")
+        == .up(app: "timers", placement: "t.placement"))
+    #expect(throws: DistributionError.self) { try HostRequest(parsing: ["--app", "timers", "--up", "--hold"], program: "host") }
+    #expect(throws: DistributionError.self) { try HostRequest(parsing: ["--up"], program: "host") }
+  }
+
+  @Test(arguments: [
+    (["--control"], "--control needs an app"), (["--control", "timers"], "needs a command"),
+    (["--control", "timers", "restart"], "unknown command \"restart\""), (["--control", "timers", "ps", "x"], "ps takes nothing"),
+    (["--control", "timers", "kill"], "kill takes a BOUNDARY"), (["--control", "timers", "stop", "t", "-1"], "whole number"),
+    (["--control", "timers", "slow", "t"], "slow takes a BOUNDARY and a delay"), (["--control", "timers", "logs", "a", "b"], "logs takes"),
+  ])
+  func aControlCommandLineItCannotActOnSaysWhatIsWrong(arguments: [String], problem: String) {
+    #expect {
+      try ControlRequest(parsing: arguments, program: "host")
+    } throws: { error in
+      "\(error)".contains(problem) && "\(error)".hasSuffix(ControlRequest.usage(program: "host"))
+    }
+  }
+}
