@@ -7,16 +7,17 @@ import TransportTestSupport
 
 /// Messages, targets called directly, and systems read by their callers.
 @Suite struct ActorMessagesTests {
-  /// Two systems in this process over a socket pair; the callee hosts a `Calculator`.
+  /// Two systems in this process over a socket pair; the callee hosts a `Calculator`, unless
+  /// told not to yet.
   private func connectedPair(
-    reading: SocketActorSystem.Reading = .byThread, callTimeout: Duration = .seconds(10),
+    reading: SocketActorSystem.Reading = .byThread, callTimeout: Duration = .seconds(10), hostsCalculator: Bool = true,
     onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
   ) throws -> (caller: SocketActorSystem, callee: SocketActorSystem, calculator: Calculator) {
     let (left, right) = try UnixSocket.pair()
     let caller = SocketActorSystem(
       connection: FramedConnection(left), callTimeout: callTimeout, reading: reading, onClose: onClose)
     let callee = SocketActorSystem(connection: FramedConnection(right))
-    _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    if hostsCalculator { _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) } }
     return (caller, callee, try Calculator.resolve(id: Calculator.id, using: caller))
   }
 
@@ -66,14 +67,11 @@ import TransportTestSupport
   }
 
   @Test func callsReadBeforeTheirActorWasHostedStayAheadOfTheOnesRunAsTheyAreRead() async throws {
-    let (left, right) = try UnixSocket.pair()
-    let caller = SocketActorSystem(connection: FramedConnection(left))
-    let callee = SocketActorSystem(connection: FramedConnection(right))
+    let (caller, callee, early) = try connectedPair(hostsCalculator: false)
     defer {
       caller.close()
       callee.close()
     }
-    let early = try Calculator.resolve(id: Calculator.id, using: caller)
     for value in 1...50 { try await early.note(value) }
     // A call to another actor, answered only after the notes before it were read and parked.
     let other = SocketActorID(number: 2)
