@@ -16,13 +16,15 @@ import Foundation
 ///
 ///     APP --list                           the apps, one per line with a summary
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
-///     APP --app NAME [--placement FILE] [--hold]
+///     APP --app NAME [--placement FILE] [--hold] [--trace FILE]
 ///
 /// and prints its pid, each placed boundary with its workers' pids, each action of the script
 /// with the state after it, the workers' events and their output labelled by boundary. With
 /// `--hold` it stays up after the script, showing the states effects bring. Ctrl-C, SIGTERM
 /// and SIGHUP stop the workers and remove the sockets; the host then exits with 128 plus the
-/// signal's number, as a shell reports a death by that signal.
+/// signal's number, as a shell reports a death by that signal. It prints a table of each
+/// boundary's timings at the end, on Ctrl-C, and on SIGUSR1; `--trace FILE` writes a Chrome
+/// trace of the crossings to FILE.
 public enum HostCommand {
   /// Runs the command line in `CommandLine.arguments` and exits.
   ///
@@ -69,7 +71,7 @@ public enum HostCommand {
     case let .boundaries(name):
       for boundary in app(named: name).boundaries { terminal.say("\(boundary)") }
       exit(0)
-    case let .run(name, placementFile, hold):
+    case let .run(name, placementFile, hold, trace):
       let selected = app(named: name)
       do {
         let placement = try placementFile.map { path throws(DistributionError) in try Placement(contentsOf: path) } ?? .inProcess
@@ -80,7 +82,8 @@ public enum HostCommand {
               ? WorkerCommand.thisExecutable(app: selected.name)
               : try WorkerCommand.executable(named: executable, app: selected.name)
           } ?? .thisExecutable(app: selected.name)
-        let session = try HostSession(app: selected, placement: placement, command: command, terminal: terminal)
+        let session = try HostSession(
+          app: selected, placement: placement, command: command, terminal: terminal, trace: trace)
         await session.run(hold: hold)
       } catch {
         terminal.fail("\(error)")
@@ -95,12 +98,12 @@ enum HostRequest: Equatable {
   case help
   case list
   case boundaries(app: String)
-  case run(app: String, placement: String?, hold: Bool)
+  case run(app: String, placement: String?, hold: Bool, trace: String? = nil)
   /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold]"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold] [--trace FILE]"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -113,7 +116,7 @@ enum HostRequest: Equatable {
     var rest = arguments[...]
     while let option = rest.popFirst() {
       switch option {
-      case "--app", "--boundaries", "--placement":
+      case "--app", "--boundaries", "--placement", "--trace":
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
@@ -126,7 +129,7 @@ enum HostRequest: Equatable {
     let modes = [options["--app"] != nil, options["--boundaries"] != nil, flags.contains("--list")]
     guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries and --list go alone") }
     if options["--app"] == nil {
-      if let option = ["--placement", "--hold"].first(where: { options[$0] != nil || flags.contains($0) }) {
+      if let option = ["--placement", "--hold", "--trace"].first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
       }
     }
@@ -135,7 +138,8 @@ enum HostRequest: Equatable {
     } else if !flags.isDisjoint(with: ["--help", "-h"]) {
       self = .help
     } else if let app = options["--app"] {
-      self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"))
+      self = .run(
+        app: app, placement: options["--placement"], hold: flags.contains("--hold"), trace: options["--trace"])
     } else if let app = options["--boundaries"] {
       self = .boundaries(app: app)
     } else {

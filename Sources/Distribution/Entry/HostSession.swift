@@ -9,18 +9,25 @@ final class HostSession {
   private let composition: Composition
   private let terminal: HostTerminal
   private let placement: Placement
+  private let trace: TraceWriter?
   private var signals: [any DispatchSourceSignal] = []
 
-  init(app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal) throws {
+  /// `trace`, a path, is where the session writes a Chrome trace of what crosses the boundaries.
+  init(
+    app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal, trace: String? = nil
+  ) throws {
     self.app = app
     self.terminal = terminal
     self.placement = placement
     signal(SIGPIPE, SIG_IGN)
+    let trace = try trace.map { try TraceWriter(path: $0, host: app.name) }
+    self.trace = trace
     composition = try Composition(
-      root: app.root(), placement: placement, command: command,
+      root: app.root(), placement: placement, command: command, instrument: trace,
       onEvent: { terminal.say("  [event] \($0)") },
       onOutput: { terminal.say("  [\($0.boundary) \($0.worker) \($0.stream.rawValue)] \($0.text)") })
     signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map(stop(on:named:))
+    signals.append(sayTimingsOnSIGUSR1())
   }
 
   /// Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the workers and remove the sockets
@@ -28,13 +35,41 @@ final class HostSession {
   private func stop(on number: Int32, named name: String) -> any DispatchSourceSignal {
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { [composition, terminal] in
+    source.setEventHandler { [composition, terminal, trace] in
       terminal.say("host: \(name), stopping the workers")
+      Self.sayTimings(of: composition, to: terminal)
       composition.shutdown()
+      Self.finish(trace, saying: terminal)
       exit(128 + number)
     }
     source.resume()
     return source
+  }
+
+  /// SIGUSR1 prints the timings table, and the run goes on.
+  private func sayTimingsOnSIGUSR1() -> any DispatchSourceSignal {
+    signal(SIGUSR1, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+    source.setEventHandler { [composition, terminal] in Self.sayTimings(of: composition, to: terminal) }
+    source.resume()
+    return source
+  }
+
+  /// The timings table of the placed boundaries, if any.
+  private nonisolated static func sayTimings(of composition: Composition, to terminal: HostTerminal) {
+    guard let table = composition.timingsTable else { return }
+    terminal.say("timings:\n" + table.split(separator: "\n").map { "  \($0)" }.joined(separator: "\n"))
+  }
+
+  /// Ends the trace's file, and says where it is or why it could not be written.
+  private nonisolated static func finish(_ trace: TraceWriter?, saying terminal: HostTerminal) {
+    guard let trace else { return }
+    do {
+      try trace.finish()
+      terminal.say("trace written to \(trace.path): open it in ui.perfetto.dev or chrome://tracing")
+    } catch {
+      terminal.say("host: \(error)")
+    }
   }
 
   /// One line per placed boundary: what crossed it, and what went wrong with its workers.
@@ -61,7 +96,9 @@ final class HostSession {
     if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
     await app.run(in: composition, hold: hold) { [terminal] in terminal.say($0) }
     sayWhatCrossed()
+    Self.sayTimings(of: composition, to: terminal)
     composition.shutdown()
+    Self.finish(trace, saying: terminal)
     for source in signals { source.cancel() }
   }
 }

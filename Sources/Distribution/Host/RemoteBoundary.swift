@@ -19,6 +19,7 @@ final class RemoteBoundary: Sendable {
   private let launch: @Sendable (_ index: Int) throws -> WorkerLink
   private let policy: RestartPolicy
   private let report: @Sendable (BoundaryEvent) -> Void
+  private let instrument: any BoundaryInstrument
   private let pool: Locked<Pool>
   /// How many workers serve the boundary: fixed, so read without the lock.
   private let workers: Int
@@ -68,7 +69,7 @@ final class RemoteBoundary: Sendable {
 
   init(
     path: String, workers: Int, retiresWorkers: Bool, policy: RestartPolicy,
-    report: @escaping @Sendable (BoundaryEvent) -> Void,
+    report: @escaping @Sendable (BoundaryEvent) -> Void, instrument: any BoundaryInstrument,
     launch: @escaping @Sendable (_ index: Int) throws -> WorkerLink
   ) {
     self.workers = workers
@@ -77,6 +78,7 @@ final class RemoteBoundary: Sendable {
     self.launch = launch
     self.policy = policy
     self.report = report
+    self.instrument = instrument
     self.pool = Locked(
       Pool(
         members: Array(repeating: .empty, count: workers), synced: Array(repeating: [:], count: workers),
@@ -252,7 +254,13 @@ final class RemoteBoundary: Sendable {
     case let .take(outcome):
       return .ran(outcome)
     case let .ask(request, hostPatch):
+      let start = MonotonicInstant.now
       let exchange = try link.request(request)
+      instrument.remoteActionAnswered(
+        RemoteActionTrip(
+          boundary: path, worker: index, pid: link.pid, start: start, end: .now,
+          workerNanoseconds: exchange.handlingNanoseconds, bytesSent: exchange.sent, bytesReceived: exchange.received,
+          hostPatchBytes: hostPatch?.byteCount, workerPatchBytes: exchange.reply.patch?.byteCount))
       pool.withLock {
         $0.statistics.record(
           sent: exchange.sent, received: exchange.received, hostPatch: hostPatch, workerPatch: exchange.reply.patch)
@@ -263,7 +271,8 @@ final class RemoteBoundary: Sendable {
     }
   }
 
-  /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead.
+  /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead,
+  /// and say when the host processed each action.
   private func outcomes(link: WorkerLink, index: Int, slot: [UInt8]) -> HostEffects.Outcomes {
     HostEffects.Outcomes(
       offer: { [pool] sequence, action, outcome in
@@ -279,6 +288,12 @@ final class RemoteBoundary: Sendable {
           }
           return pool.taken.remove(Taken(link: ObjectIdentifier(link), sequence: sequence)) != nil
         }
+      },
+      processed: { [instrument, path] arrived, bytes, took in
+        instrument.effectActionProcessed(
+          EffectActionTrip(
+            boundary: path, worker: index, pid: link.pid, arrived: arrived, processed: .now, bytes: bytes,
+            tookOutcome: took))
       })
   }
 

@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import Synchronization
+
+/// An instrument that writes what crosses a composition's boundaries as Chrome trace-event
+/// JSON, which ui.perfetto.dev and chrome://tracing open: a process for the host and one for
+/// each worker (named by its boundary), a slice for each reducer run on either side, a flow
+/// arrow for each crossing from its sending slice to its receiving one, and instants for
+/// starts, exits, restarts, stalls and lost effects.
+///
+/// A worker's slice is drawn from the handling time it sends back with its reply, in the middle
+/// of the host's round trip; the time a worker's effect sent an action is not measured, so its
+/// sending slice is drawn ending at the action's arrival.
+///
+/// ```swift
+/// let trace = try TraceWriter(path: "run.json", host: "two-counters")
+/// let composition = try Composition(root: App(), placement: placement, command: command, instrument: trace)
+/// ...
+/// composition.shutdown()
+/// try trace.finish()
+/// ```
+public final class TraceWriter: BoundaryInstrument {
+  private struct State: ~Copyable {
+    var file: TraceFile
+    var named: Set<Int32> = []
+    var lanes: [LaneGroup: [UInt64]] = [:]
+    var nextFlow: UInt64 = 0
+    /// The worker of each boundary that exited last: the one whose effects a loss is about.
+    var exited: [String: Int32] = [:]
+  }
+
+  /// Tracks within a process whose slices never overlap; a slice that would overlap the last
+  /// one of every lane so far opens a new lane.
+  private struct LaneGroup: Hashable {
+    let pid: Int32
+    let kind: Kind
+
+    enum Kind: Int {
+      case remoteActions = 1, effectActions = 1_000, reducer = 2_000, effects = 3_000
+      var title: String {
+        switch self {
+        case .remoteActions: "remote actions"
+        case .effectActions: "effect actions from workers"
+        case .reducer: "reducer"
+        case .effects: "effects"
+        }
+      }
+    }
+  }
+
+  private let state: Mutex<State>
+  private let hostPid: Int32
+  /// Where the trace's time starts.
+  private let origin = MonotonicInstant.now
+
+  /// Creates the trace file at `path` (replacing one that is there), naming the host's process
+  /// after `host`.
+  public init(path: String, host: String) throws {
+    let pid = getpid()
+    var file = try TraceFile(path: path)
+    file.append(Self.processName(pid, "host: \(host)", sortIndex: 0))
+    hostPid = pid
+    state = Mutex(State(file: file, named: [pid]))
+  }
+
+  /// The trace's file.
+  public var path: String { state.withLock { $0.file.path } }
+
+  /// Writes the end of the file; events after it are not written. Call it once the composition
+  /// has shut down, and from a signal's handler before the process exits.
+  ///
+  /// - Throws: the first write that failed, if any did.
+  public func finish() throws {
+    let failure = state.withLock { state in
+      state.file.finish()
+      return state.file.failure
+    }
+    if let failure { throw failure }
+  }
+
+  public func remoteActionAnswered(_ trip: RemoteActionTrip) {
+    let start = trip.start.nanoseconds
+    let total = trip.nanoseconds
+    let handling = min(trip.workerNanoseconds, total)
+    let workerStart = start + (total - handling) / 2
+    let workerEnd = workerStart + handling
+    state.withLock { state in
+      let host = lane(&state, LaneGroup(pid: hostPid, kind: .remoteActions), from: start, to: trip.end.nanoseconds)
+      nameWorker(&state, trip.pid, boundary: trip.boundary)
+      let worker = lane(&state, LaneGroup(pid: trip.pid, kind: .reducer), from: workerStart, to: workerEnd)
+      var args = [
+        "worker": "\(trip.pid)", "sent": "\(trip.bytesSent)", "received": "\(trip.bytesReceived)",
+        "worker_us": micro(handling, relative: false),
+      ]
+      if let bytes = trip.hostPatchBytes { args["host_patch_bytes"] = "\(bytes)" }
+      if let bytes = trip.workerPatchBytes { args["worker_patch_bytes"] = "\(bytes)" }
+      state.file.append(
+        slice("\(trip.boundary) action", category: "remote", pid: hostPid, tid: host, from: start, to: trip.end.nanoseconds, args: args))
+      state.file.append(
+        slice("reduce", category: "worker", pid: trip.pid, tid: worker, from: workerStart, to: workerEnd, args: [:]))
+      flow(&state, "request", from: (hostPid, host, start), to: (trip.pid, worker, workerStart))
+      flow(
+        &state, "reply", from: (trip.pid, worker, workerEnd > workerStart ? workerEnd - 1 : workerEnd),
+        to: (hostPid, host, trip.end.nanoseconds > start ? trip.end.nanoseconds - 1 : start))
+    }
+  }
+
+  public func effectActionProcessed(_ action: EffectActionTrip) {
+    let arrived = action.arrived.nanoseconds
+    // A microsecond's sliver for the worker's send, which the worker does not time.
+    let sent = arrived >= 1_000 ? arrived - 1_000 : 0
+    state.withLock { state in
+      nameWorker(&state, action.pid, boundary: action.boundary)
+      let worker = lane(&state, LaneGroup(pid: action.pid, kind: .effects), from: sent, to: arrived)
+      let host = lane(&state, LaneGroup(pid: hostPid, kind: .effectActions), from: arrived, to: action.processed.nanoseconds)
+      state.file.append(
+        slice("effect sends action", category: "worker", pid: action.pid, tid: worker, from: sent, to: arrived, args: [:]))
+      state.file.append(
+        slice(
+          "\(action.boundary) effect action", category: "effect", pid: hostPid, tid: host, from: arrived,
+          to: action.processed.nanoseconds,
+          args: ["worker": "\(action.pid)", "bytes": "\(action.bytes)", "precomputed": "\(action.tookOutcome)"]))
+      flow(&state, "effect action", from: (action.pid, worker, (sent + arrived) / 2), to: (hostPid, host, arrived))
+    }
+  }
+
+  public func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant) {
+    state.withLock { state in
+      let pid: Int32
+      let name: String
+      switch event {
+      case let .workerStarted(boundary, worker):
+        nameWorker(&state, worker, boundary: boundary)
+        (pid, name) = (worker, "started")
+      case let .workerExited(boundary, worker):
+        state.exited[boundary] = worker
+        (pid, name) = (worker, "exited")
+      case let .workerRetired(_, worker): (pid, name) = (worker, "retired")
+      case let .workerRestarted(boundary, worker, _):
+        nameWorker(&state, worker, boundary: boundary)
+        (pid, name) = (worker, "restarted")
+      case let .workerStalled(_, worker, _): (pid, name) = (worker, "stalled")
+      case let .effectsLost(boundary, count): (pid, name) = (state.exited[boundary] ?? hostPid, "\(count) effect(s) lost")
+      case .connectionRefused: (pid, name) = (hostPid, "connection refused")
+      case .boundaryFailed: (pid, name) = (hostPid, "boundary failed")
+      case .actionFailed: (pid, name) = (hostPid, "action failed")
+      }
+      state.file.append(
+        #""name":\#(jsonString(name)),"cat":"event","ph":"i","s":"p","pid":\#(pid),"tid":0,"ts":\#(micro(instant.nanoseconds)),"#
+          + #""args":{"boundary":\#(jsonString(event.boundary)),"event":\#(jsonString(event.description))}"#)
+    }
+  }
+
+  /// The lane of `group` free from `start`, named in the trace the first time it is used.
+  private func lane(_ state: inout State, _ group: LaneGroup, from start: UInt64, to end: UInt64) -> Int {
+    var ends = state.lanes[group] ?? []
+    let index = ends.firstIndex { $0 <= start } ?? ends.count
+    if index == ends.count {
+      ends.append(end)
+      let title = index == 0 ? group.kind.title : "\(group.kind.title) \(index + 1)"
+      state.file.append(
+        #""name":"thread_name","ph":"M","pid":\#(group.pid),"tid":\#(group.kind.rawValue + index),"args":{"name":\#(jsonString(title))}"#)
+    } else {
+      ends[index] = end
+    }
+    state.lanes[group] = ends
+    return group.kind.rawValue + index
+  }
+
+  /// Names the process of worker `pid` after its boundary, the first time it appears.
+  private func nameWorker(_ state: inout State, _ pid: Int32, boundary: String) {
+    guard state.named.insert(pid).inserted else { return }
+    state.file.append(Self.processName(pid, "worker: \(boundary)", sortIndex: 1))
+  }
+
+  private static func processName(_ pid: Int32, _ name: String, sortIndex: Int) -> String {
+    #""name":"process_name","ph":"M","pid":\#(pid),"args":{"name":\#(jsonString(name))}},"#
+      + #"{"name":"process_sort_index","ph":"M","pid":\#(pid),"args":{"sort_index":\#(sortIndex)}"#
+  }
+
+  private func slice(
+    _ name: String, category: String, pid: Int32, tid: Int, from start: UInt64, to end: UInt64, args: [String: String]
+  ) -> String {
+    let members = args.sorted { $0.key < $1.key }.map { "\(jsonString($0.key)):\(jsonString($0.value))" }
+    return #""name":\#(jsonString(name)),"cat":"\#(category)","ph":"X","pid":\#(pid),"tid":\#(tid),"#
+      + #""ts":\#(micro(start)),"dur":\#(micro(end >= start ? end - start : 0, relative: false)),"#
+      + #""args":{\#(members.joined(separator: ","))}"#
+  }
+
+  /// An arrow from the slice around `from` to the slice around `to`.
+  private func flow(
+    _ state: inout State, _ name: String, from: (pid: Int32, tid: Int, at: UInt64), to: (pid: Int32, tid: Int, at: UInt64)
+  ) {
+    state.nextFlow += 1
+    let common = #""name":\#(jsonString(name)),"cat":"crossing","id":\#(state.nextFlow)"#
+    state.file.append(#"\#(common),"ph":"s","pid":\#(from.pid),"tid":\#(from.tid),"ts":\#(micro(from.at))"#)
+    state.file.append(#"\#(common),"ph":"f","bp":"e","pid":\#(to.pid),"tid":\#(to.tid),"ts":\#(micro(to.at))"#)
+  }
+
+  /// `nanoseconds` as microseconds with three decimals, from the trace's origin unless
+  /// `relative` is false.
+  private func micro(_ nanoseconds: UInt64, relative: Bool = true) -> String {
+    let value = relative ? Int64(bitPattern: nanoseconds &- origin.nanoseconds) : Int64(nanoseconds)
+    let sign = value < 0 ? "-" : ""
+    let magnitude = value.magnitude
+    let fraction = String(magnitude % 1_000)
+    return "\(sign)\(magnitude / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+  }
+}
