@@ -92,8 +92,8 @@ public final class TraceWriter: BoundaryInstrument {
       nameWorker(&state, trip.pid, boundary: trip.boundary)
       let worker = lane(&state, LaneGroup(pid: trip.pid, kind: .reducer), from: workerStart, to: workerEnd)
       var args = [
-        "worker": "\(trip.pid)", "sent": "\(trip.bytesSent)", "received": "\(trip.bytesReceived)",
-        "worker_us": micro(handling, relative: false),
+        "worker_pid": "\(trip.pid)", "worker_index": "\(trip.worker)", "bytes_sent": "\(trip.bytesSent)",
+        "bytes_received": "\(trip.bytesReceived)", "worker_us": micro(handling, relative: false),
       ]
       if let bytes = trip.hostPatchBytes { args["host_patch_bytes"] = "\(bytes)" }
       if let bytes = trip.workerPatchBytes { args["worker_patch_bytes"] = "\(bytes)" }
@@ -101,10 +101,10 @@ public final class TraceWriter: BoundaryInstrument {
         slice("\(trip.boundary) action", category: "remote", pid: hostPid, tid: host, from: start, to: trip.end.nanoseconds, args: args))
       state.file.append(
         slice("reduce", category: "worker", pid: trip.pid, tid: worker, from: workerStart, to: workerEnd, args: [:]))
-      flow(&state, "request", from: (hostPid, host, start), to: (trip.pid, worker, workerStart))
-      flow(
-        &state, "reply", from: (trip.pid, worker, workerEnd > workerStart ? workerEnd - 1 : workerEnd),
-        to: (hostPid, host, trip.end.nanoseconds > start ? trip.end.nanoseconds - 1 : start))
+      // A nanosecond inside each slice, so that each arrow binds to the slice it leaves or reaches.
+      let (hostIn, workerIn) = (min(total / 2, 1), min(handling / 2, 1))
+      flow(&state, "request", from: (hostPid, host, start + hostIn), to: (trip.pid, worker, workerStart + workerIn))
+      flow(&state, "reply", from: (trip.pid, worker, workerEnd - workerIn), to: (hostPid, host, trip.end.nanoseconds - hostIn))
     }
   }
 
@@ -122,8 +122,12 @@ public final class TraceWriter: BoundaryInstrument {
         slice(
           "\(action.boundary) effect action", category: "effect", pid: hostPid, tid: host, from: arrived,
           to: action.processed.nanoseconds,
-          args: ["worker": "\(action.pid)", "bytes": "\(action.bytes)", "precomputed": "\(action.tookOutcome)"]))
-      flow(&state, "effect action", from: (action.pid, worker, (sent + arrived) / 2), to: (hostPid, host, arrived))
+          args: [
+            "worker_pid": "\(action.pid)", "worker_index": "\(action.worker)", "bytes": "\(action.bytes)",
+            "precomputed": "\(action.tookOutcome)",
+          ]))
+      let hostIn = min(action.processed.nanoseconds(since: action.arrived) / 2, 1)
+      flow(&state, "effect action", from: (action.pid, worker, (sent + arrived) / 2), to: (hostPid, host, arrived + hostIn))
     }
   }
 
@@ -181,10 +185,11 @@ public final class TraceWriter: BoundaryInstrument {
       + #"{"name":"process_sort_index","ph":"M","pid":\#(pid),"args":{"sort_index":\#(sortIndex)}"#
   }
 
+  /// A slice; `args` are JSON values already (numbers, `true`).
   private func slice(
     _ name: String, category: String, pid: Int32, tid: Int, from start: UInt64, to end: UInt64, args: [String: String]
   ) -> String {
-    let members = args.sorted { $0.key < $1.key }.map { "\(jsonString($0.key)):\(jsonString($0.value))" }
+    let members = args.sorted { $0.key < $1.key }.map { "\(jsonString($0.key)):\($0.value)" }
     return #""name":\#(jsonString(name)),"cat":"\#(category)","ph":"X","pid":\#(pid),"tid":\#(tid),"#
       + #""ts":\#(micro(start)),"dur":\#(micro(end >= start ? end - start : 0, relative: false)),"#
       + #""args":{\#(members.joined(separator: ","))}"#
