@@ -5,6 +5,8 @@
 #                                       by PLACEMENT (default: placements/APP.placement, if any;
 #                                       "none" runs every boundary in the host process)
 #   ./compose.sh hold [APP] [PLACEMENT] the same, then stay up showing effects until Ctrl-C
+#                                       (run and hold take --trace FILE anywhere: write a trace
+#                                       for ui.perfetto.dev or chrome://tracing to FILE)
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
@@ -19,7 +21,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -86,6 +88,19 @@ build_host() {
 
 case "$command" in
   run | hold)
+    trace=()
+    positional=()
+    while [ $# -gt 0 ]; do
+      if [ "$1" = --trace ]; then
+        [ $# -ge 2 ] || fail "--trace needs a file"
+        trace=(--trace "$(from_caller "$2")")
+        shift 2
+      else
+        positional+=("$1")
+        shift
+      fi
+    done
+    set -- "${positional[@]}"
     [ $# -le 2 ] || fail "$command takes at most an APP and a PLACEMENT; got: $*"
     build_host
     app="${1:-}"
@@ -101,7 +116,7 @@ case "$command" in
       options+=(--placement "$placements/$app.placement")
     fi
     [ "$command" = hold ] && options+=(--hold)
-    exec "$host" --app "$app" "${options[@]}"
+    exec "$host" --app "$app" "${options[@]}" "${trace[@]}"
     ;;
   list)
     [ $# -eq 0 ] || fail "list takes no arguments; got: $*"

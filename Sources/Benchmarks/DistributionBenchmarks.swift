@@ -52,7 +52,9 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   }
   raw = min(raw, try await rawRoundTrip(iterations: 20_000))
   let baseline = Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)
+  let instrumented = try instrumentationBenchmarks(label: label, command: childWorker())
   return [baseline] + rows.map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
+    + instrumented
 }
 
 /// Starting a `child-worker` for a boundary until it has greeted the host, against spawning
