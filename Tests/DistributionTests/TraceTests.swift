@@ -45,6 +45,9 @@ import Testing
     let effects = slices.filter { pid($0) == host && $0["cat"] as? String == "effect" }
     #expect(remote.count == Int(timings.remoteActions.count) && reduces.count == remote.count)
     #expect(effects.count == 2)
+    // Named after their actions, for a person reading the trace.
+    #expect(remote.contains { $0["name"] as? String == "store: bump" })
+    #expect(effects.allSatisfy { $0["name"] as? String == "store effect: streamed" })
     #expect(reduces.contains { pid($0) == second })
 
     let starts = phase("s")

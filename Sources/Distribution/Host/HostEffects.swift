@@ -23,7 +23,8 @@ final class HostEffects: Sendable {
   struct Outcomes: Sendable {
     let offer: @Sendable (_ sequence: UInt64, _ action: [UInt8], _ outcome: Wire.Outcome) -> Void
     let settle: @Sendable (_ sequence: UInt64) -> Bool
-    let processed: @Sendable (_ arrived: MonotonicInstant, _ bytes: Int, _ tookOutcome: Bool) -> Void
+    let processed:
+      @Sendable (_ arrived: MonotonicInstant, _ bytes: Int, _ tookOutcome: Bool, _ action: () -> Any) -> Void
   }
 
   private enum Phase {
@@ -123,7 +124,7 @@ final class HostEffects: Sendable {
                 if let outcome { outcomes.offer(sequence, bytes, outcome) }
                 await send(action)
                 let took = outcome != nil && outcomes.settle(sequence)
-                outcomes.processed(arrived, bytes.count, took)
+                outcomes.processed(arrived, bytes.count, took) { action }
                 self.send(.processed(sequence: sequence, tookOutcome: took), for: executor)
               case let .sleep(token, duration):
                 // On this task's executor: a test store sees the sleep as its own effect's.

@@ -170,14 +170,15 @@ final class RemoteBoundary: Sendable {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return .none
     }
-    return exchange(slot: slot, action: actionBytes, state: &state, states: states, actions: actions)
+    let name = instrument.wantsActionNames ? Self.name(of: action) : nil
+    return exchange(slot: slot, action: actionBytes, named: name, state: &state, states: states, actions: actions)
   }
 
   /// Runs one action in its worker until a worker answers it, restarting workers that fail on
   /// the way. The state changes only once a whole answer (patch and effects) has decoded, so
   /// an action is applied once or not at all.
   private func exchange<State, Action: Sendable>(
-    slot: [UInt8], action: [UInt8], state: inout State, states: ValueCoding<State>,
+    slot: [UInt8], action: [UInt8], named name: String?, state: inout State, states: ValueCoding<State>,
     actions: ValueCoding<Action>
   ) -> Effect<Action> {
     let index = index(of: slot)
@@ -188,7 +189,8 @@ final class RemoteBoundary: Sendable {
         link = current
         var staleAnswers = 0
         while true {
-          let reply = try answer(to: action, slot: slot, index: index, link: current, state: state, states: states)
+          let reply = try answer(
+            to: action, named: name, slot: slot, index: index, link: current, state: state, states: states)
           switch reply {
           case let .ran(outcome):
             let changed = try outcome.patch.map { try states.apply($0, state) } ?? state
@@ -231,7 +233,7 @@ final class RemoteBoundary: Sendable {
   /// a request and its reply. A request carries the host's dependencies when they changed
   /// since the worker last heard of them.
   private func answer<State>(
-    to action: [UInt8], slot: [UInt8], index: Int, link: WorkerLink, state: State, states: ValueCoding<State>
+    to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, state: State, states: ValueCoding<State>
   ) throws -> Wire.Reply {
     let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try pool.withLock { pool -> Step in
@@ -258,7 +260,7 @@ final class RemoteBoundary: Sendable {
       let exchange = try link.request(request)
       instrument.remoteActionAnswered(
         RemoteActionTrip(
-          boundary: path, worker: index, pid: link.pid, start: start, end: .now,
+          boundary: path, action: name, worker: index, pid: link.pid, start: start, end: .now,
           workerNanoseconds: exchange.handlingNanoseconds, bytesSent: exchange.sent, bytesReceived: exchange.received,
           hostPatchBytes: hostPatch?.byteCount, workerPatchBytes: exchange.reply.patch?.byteCount))
       pool.withLock {
@@ -289,12 +291,18 @@ final class RemoteBoundary: Sendable {
           return pool.taken.remove(Taken(link: ObjectIdentifier(link), sequence: sequence)) != nil
         }
       },
-      processed: { [instrument, path] arrived, bytes, took in
+      processed: { [instrument, path] arrived, bytes, took, action in
         instrument.effectActionProcessed(
           EffectActionTrip(
-            boundary: path, worker: index, pid: link.pid, arrived: arrived, processed: .now, bytes: bytes,
-            tookOutcome: took))
+            boundary: path, action: instrument.wantsActionNames ? Self.name(of: action()) : nil, worker: index,
+            pid: link.pid, arrived: arrived, processed: .now, bytes: bytes, tookOutcome: took))
       })
+  }
+
+  /// `action` as an instrument that wants names sees it: its description, cut short.
+  private static func name(of action: Any) -> String {
+    let description = String(describing: action)
+    return description.count > 80 ? description.prefix(79) + "…" : description
   }
 
   /// The running worker at `index`, started now or waited for if it is not running yet; nil

@@ -23,12 +23,16 @@ public protocol BoundaryInstrument: Sendable {
   func effectActionProcessed(_ action: EffectActionTrip)
   /// `event` happened at `instant`.
   func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant)
+  /// Whether the trips should name their actions, which costs a description of each: false
+  /// unless an instrument says otherwise.
+  var wantsActionNames: Bool { get }
 }
 
 extension BoundaryInstrument {
   public func remoteActionAnswered(_ trip: RemoteActionTrip) {}
   public func effectActionProcessed(_ action: EffectActionTrip) {}
   public func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant) {}
+  public var wantsActionNames: Bool { false }
 }
 
 /// One remote action, from the host's request to the worker's reply.
@@ -38,6 +42,8 @@ extension BoundaryInstrument {
 /// ```
 public struct RemoteActionTrip: Sendable, Equatable {
   public let boundary: String
+  /// The child action, described, if an instrument asked for names (`wantsActionNames`).
+  public let action: String?
   /// The worker's index in the boundary's pool, and its pid.
   public let worker: Int
   public let pid: Int32
@@ -64,6 +70,8 @@ public struct RemoteActionTrip: Sendable, Equatable {
 /// precomputed outcome); the worker's effect waits that long to hear it was processed.
 public struct EffectActionTrip: Sendable, Equatable {
   public let boundary: String
+  /// The action, described, if an instrument asked for names (`wantsActionNames`).
+  public let action: String?
   public let worker: Int
   public let pid: Int32
   public let arrived: MonotonicInstant
@@ -80,6 +88,12 @@ public struct EffectActionTrip: Sendable, Equatable {
 /// Several instruments as one: each hears everything, in order.
 struct Instruments: BoundaryInstrument {
   let all: [any BoundaryInstrument]
+  let wantsActionNames: Bool
+
+  init(all: [any BoundaryInstrument]) {
+    self.all = all
+    wantsActionNames = all.contains { $0.wantsActionNames }
+  }
 
   func remoteActionAnswered(_ trip: RemoteActionTrip) {
     for instrument in all { instrument.remoteActionAnswered(trip) }

@@ -81,6 +81,9 @@ public final class TraceWriter: BoundaryInstrument {
     if let failure { throw failure }
   }
 
+  /// Slices are named after their actions.
+  public var wantsActionNames: Bool { true }
+
   public func remoteActionAnswered(_ trip: RemoteActionTrip) {
     let start = trip.start.nanoseconds
     let total = trip.nanoseconds
@@ -98,7 +101,7 @@ public final class TraceWriter: BoundaryInstrument {
       if let bytes = trip.hostPatchBytes { args["host_patch_bytes"] = "\(bytes)" }
       if let bytes = trip.workerPatchBytes { args["worker_patch_bytes"] = "\(bytes)" }
       state.file.append(
-        slice("\(trip.boundary) action", category: "remote", pid: hostPid, tid: host, from: start, to: trip.end.nanoseconds, args: args))
+        slice(trip.action.map { "\(trip.boundary): \($0)" } ?? trip.boundary, category: "remote", pid: hostPid, tid: host, from: start, to: trip.end.nanoseconds, args: args))
       state.file.append(
         slice("reduce", category: "worker", pid: trip.pid, tid: worker, from: workerStart, to: workerEnd, args: [:]))
       // A nanosecond inside each slice, so that each arrow binds to the slice it leaves or reaches.
@@ -120,7 +123,7 @@ public final class TraceWriter: BoundaryInstrument {
         slice("effect sends action", category: "worker", pid: action.pid, tid: worker, from: sent, to: arrived, args: [:]))
       state.file.append(
         slice(
-          "\(action.boundary) effect action", category: "effect", pid: hostPid, tid: host, from: arrived,
+          action.action.map { "\(action.boundary) effect: \($0)" } ?? "\(action.boundary) effect", category: "effect", pid: hostPid, tid: host, from: arrived,
           to: action.processed.nanoseconds,
           args: [
             "worker_pid": "\(action.pid)", "worker_index": "\(action.worker)", "bytes": "\(action.bytes)",
