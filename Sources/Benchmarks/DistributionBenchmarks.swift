@@ -112,7 +112,7 @@ private func microseconds(_ duration: Duration) -> Double {
 }
 
 /// CPU time this process has used, in nanoseconds.
-private func processCPUTime() -> Double {
+func processCPUTime() -> Double {
   var time = timespec()
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
   return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)

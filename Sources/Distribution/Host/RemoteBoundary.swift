@@ -233,7 +233,8 @@ final class RemoteBoundary: Sendable {
   /// a request and its reply. A request carries the host's dependencies when they changed
   /// since the worker last heard of them.
   private func answer<State>(
-    to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, state: State, states: ValueCoding<State>
+    to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, state: State,
+    states: ValueCoding<State>
   ) throws -> Wire.Reply {
     let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try pool.withLock { pool -> Step in

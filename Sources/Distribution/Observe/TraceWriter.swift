@@ -85,52 +85,47 @@ public final class TraceWriter: BoundaryInstrument {
   public var wantsActionNames: Bool { true }
 
   public func remoteActionAnswered(_ trip: RemoteActionTrip) {
-    let start = trip.start.nanoseconds
-    let total = trip.nanoseconds
-    let handling = min(trip.workerNanoseconds, total)
-    let workerStart = start + (total - handling) / 2
+    let (start, end) = (trip.start.nanoseconds, trip.start.nanoseconds + trip.nanoseconds)
+    let handling = min(trip.workerNanoseconds, end - start)
+    let workerStart = start + (end - start - handling) / 2
     let workerEnd = workerStart + handling
+    var args = [
+      "worker_pid": "\(trip.pid)", "worker_index": "\(trip.worker)", "bytes_sent": "\(trip.bytesSent)",
+      "bytes_received": "\(trip.bytesReceived)", "worker_us": micro(handling, relative: false),
+    ]
+    if let bytes = trip.hostPatchBytes { args["host_patch_bytes"] = "\(bytes)" }
+    if let bytes = trip.workerPatchBytes { args["worker_patch_bytes"] = "\(bytes)" }
+    let name = trip.action.map { "\(trip.boundary): \($0)" } ?? trip.boundary
     state.withLock { state in
-      let host = lane(&state, LaneGroup(pid: hostPid, kind: .remoteActions), from: start, to: trip.end.nanoseconds)
       nameWorker(&state, trip.pid, boundary: trip.boundary)
+      let host = lane(&state, LaneGroup(pid: hostPid, kind: .remoteActions), from: start, to: end)
       let worker = lane(&state, LaneGroup(pid: trip.pid, kind: .reducer), from: workerStart, to: workerEnd)
-      var args = [
-        "worker_pid": "\(trip.pid)", "worker_index": "\(trip.worker)", "bytes_sent": "\(trip.bytesSent)",
-        "bytes_received": "\(trip.bytesReceived)", "worker_us": micro(handling, relative: false),
-      ]
-      if let bytes = trip.hostPatchBytes { args["host_patch_bytes"] = "\(bytes)" }
-      if let bytes = trip.workerPatchBytes { args["worker_patch_bytes"] = "\(bytes)" }
-      state.file.append(
-        slice(trip.action.map { "\(trip.boundary): \($0)" } ?? trip.boundary, category: "remote", pid: hostPid, tid: host, from: start, to: trip.end.nanoseconds, args: args))
-      state.file.append(
-        slice("reduce", category: "worker", pid: trip.pid, tid: worker, from: workerStart, to: workerEnd, args: [:]))
+      state.file.append(slice(name, category: "remote", on: host, from: start, to: end, args: args))
+      state.file.append(slice("reduce", category: "worker", on: worker, from: workerStart, to: workerEnd, args: [:]))
       // A nanosecond inside each slice, so that each arrow binds to the slice it leaves or reaches.
-      let (hostIn, workerIn) = (min(total / 2, 1), min(handling / 2, 1))
-      flow(&state, "request", from: (hostPid, host, start + hostIn), to: (trip.pid, worker, workerStart + workerIn))
-      flow(&state, "reply", from: (trip.pid, worker, workerEnd - workerIn), to: (hostPid, host, trip.end.nanoseconds - hostIn))
+      let (hostIn, workerIn) = (min((end - start) / 2, 1), min(handling / 2, 1))
+      flow(&state, "request", from: host, at: start + hostIn, to: worker, at: workerStart + workerIn)
+      flow(&state, "reply", from: worker, at: workerEnd - workerIn, to: host, at: end - hostIn)
     }
   }
 
   public func effectActionProcessed(_ action: EffectActionTrip) {
-    let arrived = action.arrived.nanoseconds
+    let (arrived, processed) = (action.arrived.nanoseconds, action.arrived.nanoseconds + action.nanoseconds)
     // A microsecond's sliver for the worker's send, which the worker does not time.
     let sent = arrived >= 1_000 ? arrived - 1_000 : 0
+    let name = action.action.map { "\(action.boundary) effect: \($0)" } ?? "\(action.boundary) effect"
+    let args = [
+      "worker_pid": "\(action.pid)", "worker_index": "\(action.worker)", "bytes": "\(action.bytes)",
+      "precomputed": "\(action.tookOutcome)",
+    ]
     state.withLock { state in
       nameWorker(&state, action.pid, boundary: action.boundary)
       let worker = lane(&state, LaneGroup(pid: action.pid, kind: .effects), from: sent, to: arrived)
-      let host = lane(&state, LaneGroup(pid: hostPid, kind: .effectActions), from: arrived, to: action.processed.nanoseconds)
-      state.file.append(
-        slice("effect sends action", category: "worker", pid: action.pid, tid: worker, from: sent, to: arrived, args: [:]))
-      state.file.append(
-        slice(
-          action.action.map { "\(action.boundary) effect: \($0)" } ?? "\(action.boundary) effect", category: "effect", pid: hostPid, tid: host, from: arrived,
-          to: action.processed.nanoseconds,
-          args: [
-            "worker_pid": "\(action.pid)", "worker_index": "\(action.worker)", "bytes": "\(action.bytes)",
-            "precomputed": "\(action.tookOutcome)",
-          ]))
-      let hostIn = min(action.processed.nanoseconds(since: action.arrived) / 2, 1)
-      flow(&state, "effect action", from: (action.pid, worker, (sent + arrived) / 2), to: (hostPid, host, arrived + hostIn))
+      let host = lane(&state, LaneGroup(pid: hostPid, kind: .effectActions), from: arrived, to: processed)
+      state.file.append(slice("effect sends action", category: "worker", on: worker, from: sent, to: arrived, args: [:]))
+      state.file.append(slice(name, category: "effect", on: host, from: arrived, to: processed, args: args))
+      let hostIn = min((processed - arrived) / 2, 1)
+      flow(&state, "effect action", from: worker, at: (sent + arrived) / 2, to: host, at: arrived + hostIn)
     }
   }
 
@@ -161,8 +156,14 @@ public final class TraceWriter: BoundaryInstrument {
     }
   }
 
+  /// A thread of a process in the trace.
+  private struct Track {
+    let pid: Int32
+    let tid: Int
+  }
+
   /// The lane of `group` free from `start`, named in the trace the first time it is used.
-  private func lane(_ state: inout State, _ group: LaneGroup, from start: UInt64, to end: UInt64) -> Int {
+  private func lane(_ state: inout State, _ group: LaneGroup, from start: UInt64, to end: UInt64) -> Track {
     var ends = state.lanes[group] ?? []
     let index = ends.firstIndex { $0 <= start } ?? ends.count
     if index == ends.count {
@@ -174,7 +175,7 @@ public final class TraceWriter: BoundaryInstrument {
       ends[index] = end
     }
     state.lanes[group] = ends
-    return group.kind.rawValue + index
+    return Track(pid: group.pid, tid: group.kind.rawValue + index)
   }
 
   /// Names the process of worker `pid` after its boundary, the first time it appears.
@@ -190,22 +191,22 @@ public final class TraceWriter: BoundaryInstrument {
 
   /// A slice; `args` are JSON values already (numbers, `true`).
   private func slice(
-    _ name: String, category: String, pid: Int32, tid: Int, from start: UInt64, to end: UInt64, args: [String: String]
+    _ name: String, category: String, on track: Track, from start: UInt64, to end: UInt64, args: [String: String]
   ) -> String {
     let members = args.sorted { $0.key < $1.key }.map { "\(jsonString($0.key)):\($0.value)" }
-    return #""name":\#(jsonString(name)),"cat":"\#(category)","ph":"X","pid":\#(pid),"tid":\#(tid),"#
+    return #""name":\#(jsonString(name)),"cat":"\#(category)","ph":"X","pid":\#(track.pid),"tid":\#(track.tid),"#
       + #""ts":\#(micro(start)),"dur":\#(micro(end >= start ? end - start : 0, relative: false)),"#
       + #""args":{\#(members.joined(separator: ","))}"#
   }
 
-  /// An arrow from the slice around `from` to the slice around `to`.
+  /// An arrow from the slice of `source` around `start` to the slice of `target` around `end`.
   private func flow(
-    _ state: inout State, _ name: String, from: (pid: Int32, tid: Int, at: UInt64), to: (pid: Int32, tid: Int, at: UInt64)
+    _ state: inout State, _ name: String, from source: Track, at start: UInt64, to target: Track, at end: UInt64
   ) {
     state.nextFlow += 1
     let common = #""name":\#(jsonString(name)),"cat":"crossing","id":\#(state.nextFlow)"#
-    state.file.append(#"\#(common),"ph":"s","pid":\#(from.pid),"tid":\#(from.tid),"ts":\#(micro(from.at))"#)
-    state.file.append(#"\#(common),"ph":"f","bp":"e","pid":\#(to.pid),"tid":\#(to.tid),"ts":\#(micro(to.at))"#)
+    state.file.append(#"\#(common),"ph":"s","pid":\#(source.pid),"tid":\#(source.tid),"ts":\#(micro(start))"#)
+    state.file.append(#"\#(common),"ph":"f","bp":"e","pid":\#(target.pid),"tid":\#(target.tid),"ts":\#(micro(end))"#)
   }
 
   /// `nanoseconds` as microseconds with three decimals, from the trace's origin unless
