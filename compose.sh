@@ -5,7 +5,9 @@
 #                                       by PLACEMENT (default: placements/APP.placement, if any;
 #                                       "none" runs every boundary in the host process)
 #   ./compose.sh hold [APP] [PLACEMENT] the same, then stay up showing effects until Ctrl-C
-#                                       (run and hold take --record FILE: write the recording)
+#                                       (run and hold take --record FILE: write the recording,
+#                                       and --trace FILE: write a trace for ui.perfetto.dev or
+#                                       chrome://tracing; either anywhere among the arguments)
 #   ./compose.sh replay FILE [PLACEMENT] run a recording again (default placement: none, all
 #                                       in the host) and report the first step that differs
 #   ./compose.sh list                   list the apps and the placement files
@@ -35,7 +37,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,33p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -116,15 +118,15 @@ placement_options() {
 
 case "$command" in
   run | hold)
-    # --record FILE may come anywhere among APP and PLACEMENT.
-    record=()
+    # --record FILE and --trace FILE may come anywhere among APP and PLACEMENT.
+    files=()
     positional=()
     while [ $# -gt 0 ]; do
       case "$1" in
-        --record)
-          [ $# -ge 2 ] || fail "--record needs a file"
-          [ ${#record[@]} -eq 0 ] || fail "--record given twice"
-          record=(--record "$(from_caller "$2")")
+        --record | --trace)
+          [ $# -ge 2 ] || fail "$1 needs a file"
+          case " ${files[*]-} " in *" $1 "*) fail "$1 given twice" ;; esac
+          files+=("$1" "$(from_caller "$2")")
           shift 2
           ;;
         *)
@@ -144,7 +146,7 @@ case "$command" in
     fi
     placement_options "$app" "${@:2}"
     [ "$command" = hold ] && options+=(--hold)
-    exec "$host" --app "$app" "${options[@]}" "${record[@]+"${record[@]}"}"
+    exec "$host" --app "$app" "${options[@]}" "${files[@]+"${files[@]}"}"
     ;;
   replay)
     [ $# -ge 1 ] && [ $# -le 2 ] || fail "replay takes a recording FILE and at most a PLACEMENT"

@@ -59,7 +59,9 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   }
   raw = min(raw, try await rawRoundTrip(iterations: 20_000))
   let baseline = Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)
+  let instrumented = try instrumentationBenchmarks(label: label, command: childWorker())
   return [baseline] + rows.map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
+    + instrumented
 }
 
 /// Starting a `child-worker` for a boundary until it has greeted the host, against spawning
@@ -117,7 +119,7 @@ private func microseconds(_ duration: Duration) -> Double {
 }
 
 /// CPU time this process, or process `pid`, has used, in nanoseconds.
-private func processCPUTime(of pid: Int32? = nil) -> Double {
+func processCPUTime(of pid: Int32? = nil) -> Double {
   var clock = CLOCK_PROCESS_CPUTIME_ID
   if let pid, clock_getcpuclockid(pid, &clock) != 0 { return 0 }
   var time = timespec()

@@ -12,7 +12,7 @@ import CoreBenchmarks
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
 } else if CommandLine.arguments.dropFirst().first == "core" {
-  printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks())
+  printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks() + timingPrimitiveBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "startup" {
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
@@ -32,7 +32,7 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   boundaries += try await distributionBenchmarks(label: "one core:")
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
 } else {
-  printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks())
+  printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks() + timingPrimitiveBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
   let startup = try await startupBenchmarks()

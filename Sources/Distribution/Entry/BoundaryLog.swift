@@ -47,15 +47,3 @@ final class BoundaryLog: Sendable {
     _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
   }
 }
-
-extension BoundaryEvent {
-  /// The boundary the event is about.
-  var boundary: String {
-    switch self {
-    case let .workerStarted(boundary, _), let .workerExited(boundary, _), let .workerRetired(boundary, _),
-      let .workerRestarted(boundary, _, _), let .workerStalled(boundary, _, _), let .connectionRefused(boundary, _),
-      let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _):
-      boundary
-    }
-  }
-}

@@ -16,7 +16,7 @@ import Foundation
 ///
 ///     APP --list                           the apps, one per line with a summary
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
-///     APP --app NAME [--placement FILE] [--hold | --up] [--record FILE]
+///     APP --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE]
 ///     APP --replay FILE [--placement FILE]   runs a recording again; see `Replayer`
 ///     APP --study NAME [--report FILE]     the app's script with each boundary in the host, in a
 ///                                          worker, and killed and stalled there (`Study`)
@@ -26,8 +26,10 @@ import Foundation
 /// with the state after it, the workers' events and their output labelled by boundary. With
 /// `--hold` it stays up after the script, showing the states effects bring. Ctrl-C, SIGTERM
 /// and SIGHUP stop the workers and remove the sockets; the host then exits with 128 plus the
-/// signal's number, as a shell reports a death by that signal. `--up` runs the app detached,
-/// reachable from other terminals; `--control` reaches it (`ControlRequest` lists the commands).
+/// signal's number, as a shell reports a death by that signal. It prints a table of each
+/// boundary's timings at the end, on Ctrl-C, and on SIGUSR1; `--trace FILE` writes a Chrome
+/// trace of the crossings to FILE. `--up` runs the app detached, reachable from other
+/// terminals; `--control` reaches it (`ControlRequest` lists the commands).
 public enum HostCommand {
   /// Runs the command line in `CommandLine.arguments` and exits.
   ///
@@ -89,9 +91,9 @@ public enum HostCommand {
         terminal.fail("\(error)")
       }
       exit(0)
-    case let .run(name, placementFile, hold, record):
+    case let .run(name, placementFile, hold, record, trace):
       await host(app(named: name), placementFile, workerExecutable: workerExecutable, terminal: terminal) {
-        let session = try HostSession(app: $0, placement: $1, command: $2, terminal: terminal)
+        let session = try HostSession(app: $0, placement: $1, command: $2, terminal: terminal, trace: trace)
         if let record {
           try await session.record(into: record, hold: hold)
         } else {
@@ -154,7 +156,7 @@ enum HostRequest: Equatable {
   case help
   case list
   case boundaries(app: String)
-  case run(app: String, placement: String?, hold: Bool, record: String? = nil)
+  case run(app: String, placement: String?, hold: Bool, record: String? = nil, trace: String? = nil)
   /// `--up`: runs the app detached, reachable through its control socket (`./compose.sh up`).
   case up(app: String, placement: String?)
   /// `--replay FILE`: runs a recording again and compares each step.
@@ -165,7 +167,7 @@ enum HostRequest: Equatable {
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] | --control APP COMMAND"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] | --control APP COMMAND"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -178,7 +180,7 @@ enum HostRequest: Equatable {
     var rest = arguments[...]
     while let option = rest.popFirst() {
       switch option {
-      case "--app", "--boundaries", "--placement", "--record", "--replay", "--study", "--report":
+      case "--app", "--boundaries", "--placement", "--record", "--replay", "--study", "--report", "--trace":
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
@@ -192,13 +194,15 @@ enum HostRequest: Equatable {
     guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --list, --replay and --study go alone") }
     if options["--report"] != nil, options["--study"] == nil { throw wrong("--report goes with --study") }
     if options["--app"] == nil {
-      let withApp = options["--replay"] == nil ? ["--placement", "--hold", "--up", "--record"] : ["--hold", "--up", "--record"]
+      let withApp = options["--replay"] == nil ? ["--placement", "--hold", "--up", "--record", "--trace"] : ["--hold", "--up", "--record", "--trace"]
       if let option = withApp.first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
       }
     }
     guard !flags.isSuperset(of: ["--hold", "--up"]) else { throw wrong("--hold and --up go alone: --up holds") }
-    guard !flags.contains("--up") || options["--record"] == nil else { throw wrong("--record goes with a run, not with --up") }
+    if flags.contains("--up"), let option = ["--record", "--trace"].first(where: { options[$0] != nil }) {
+      throw wrong("\(option) goes with a run, not with --up")
+    }
     if flags.contains("--bulkhead-host") {
       self = .identify
     } else if !flags.isDisjoint(with: ["--help", "-h"]) {
@@ -206,7 +210,9 @@ enum HostRequest: Equatable {
     } else if let app = options["--app"], flags.contains("--up") {
       self = .up(app: app, placement: options["--placement"])
     } else if let app = options["--app"] {
-      self = .run(app: app, placement: options["--placement"], hold: flags.contains("--hold"), record: options["--record"])
+      self = .run(
+        app: app, placement: options["--placement"], hold: flags.contains("--hold"), record: options["--record"],
+        trace: options["--trace"])
     } else if let file = options["--replay"] {
       self = .replay(file: file, placement: options["--placement"])
     } else if let app = options["--study"] {

@@ -10,21 +10,25 @@ final class HostSession {
   private let terminal: HostTerminal
   let placement: Placement
   private let whenStopped: @Sendable () -> Void
+  private let trace: TraceWriter?
   private var signals: [any DispatchSourceSignal] = []
 
   /// A session whose workers' output and events also go to `boundaryLog`, if given, and that
-  /// runs `whenStopped` once its workers are stopped, however it stops.
+  /// runs `whenStopped` once its workers are stopped, however it stops. `trace`, a path, is
+  /// where the session writes a Chrome trace of what crosses the boundaries.
   init(
     app: ScriptedApp, placement: Placement, command: WorkerCommand, terminal: HostTerminal,
-    boundaryLog: BoundaryLog? = nil, whenStopped: @escaping @Sendable () -> Void = {}
+    boundaryLog: BoundaryLog? = nil, trace: String? = nil, whenStopped: @escaping @Sendable () -> Void = {}
   ) throws {
     self.app = app
     self.terminal = terminal
     self.placement = placement
     self.whenStopped = whenStopped
     signal(SIGPIPE, SIG_IGN)
+    let trace = try trace.map { try TraceWriter(path: $0, host: app.name) }
+    self.trace = trace
     composition = try Composition(
-      root: app.root(), placement: placement, command: command,
+      root: app.root(), placement: placement, command: command, instrument: trace,
       onEvent: {
         terminal.say("  [event] \($0)")
         boundaryLog?.record($0)
@@ -34,6 +38,7 @@ final class HostSession {
         boundaryLog?.record($0)
       })
     signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map(stop(on:named:))
+    signals.append(sayTimingsOnSIGUSR1())
   }
 
   /// Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the workers and remove the sockets
@@ -46,12 +51,41 @@ final class HostSession {
     return source
   }
 
-  /// Says `message`, stops the workers, removes the sockets, and exits with `status`.
+  /// Says `message` and the timings, stops the workers, removes the sockets, ends the trace,
+  /// and exits with `status`.
   nonisolated func end(saying message: String, status: Int32) -> Never {
     terminal.say(message)
+    Self.sayTimings(of: composition, to: terminal)
     composition.shutdown()
+    Self.finish(trace, saying: terminal)
     whenStopped()
     exit(status)
+  }
+
+  /// SIGUSR1 prints the timings table, and the run goes on.
+  private func sayTimingsOnSIGUSR1() -> any DispatchSourceSignal {
+    signal(SIGUSR1, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+    source.setEventHandler { [composition, terminal] in Self.sayTimings(of: composition, to: terminal) }
+    source.resume()
+    return source
+  }
+
+  /// The timings table of the placed boundaries, if any.
+  private nonisolated static func sayTimings(of composition: Composition, to terminal: HostTerminal) {
+    guard let table = composition.timingsTable else { return }
+    terminal.say("timings:\n" + table.split(separator: "\n").map { "  \($0)" }.joined(separator: "\n"))
+  }
+
+  /// Ends the trace's file, and says where it is or why it could not be written.
+  private nonisolated static func finish(_ trace: TraceWriter?, saying terminal: HostTerminal) {
+    guard let trace else { return }
+    do {
+      try trace.finish()
+      terminal.say("trace written to \(trace.path): open it in ui.perfetto.dev or chrome://tracing")
+    } catch {
+      terminal.say("host: \(error)")
+    }
   }
 
   /// One line per placed boundary: what crossed it, and what went wrong with its workers.
@@ -85,7 +119,9 @@ final class HostSession {
     if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
     await script(app, composition.boundaryContext) { [terminal] in terminal.say($0) }
     sayWhatCrossed()
+    Self.sayTimings(of: composition, to: terminal)
     composition.shutdown()
+    Self.finish(trace, saying: terminal)
     whenStopped()
     for source in signals { source.cancel() }
   }

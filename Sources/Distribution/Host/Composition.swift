@@ -28,16 +28,20 @@ public final class Composition: Sendable {
   private let roster = WorkerRoster()
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
+  /// What `timings(of:)` reads; nil when the composition records none.
+  let recorder: TimingsRecorder?
 
   /// How often idle workers are asked whether they still answer.
   public static let livenessPeriod = Duration.seconds(1)
 
   /// Starts the workers of `placement` for `root`'s boundaries. Throws before starting any
   /// process when the placement names boundaries that do not exist, places one twice, or
-  /// places one whose state or action cannot be encoded.
+  /// places one whose state or action cannot be encoded. `instrument` hears of every crossing
+  /// and event besides the composition's own timings, which `recordsTimings: false` turns off.
   public init<Root: Reducer>(
     root: Root, placement: Placement, command: WorkerCommand,
     restartPolicy: RestartPolicy = .standard,
+    recordsTimings: Bool = true, instrument: (any BoundaryInstrument)? = nil,
     onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
     onOutput: @escaping @Sendable (WorkerOutput) -> Void = { _ in }
   ) throws {
@@ -53,6 +57,13 @@ public final class Composition: Sendable {
       }
     }
     order = placement.entries.map(\.path)
+    let recorder = recordsTimings ? TimingsRecorder(boundaries: order) : nil
+    self.recorder = recorder
+    let instruments = Instruments(all: [recorder, instrument].compactMap { $0 })
+    let onEvent: @Sendable (BoundaryEvent) -> Void = { [report = onEvent] event in
+      instruments.eventOccurred(event, at: .now)
+      report(event)
+    }
     guard !placement.entries.isEmpty else {
       remotes = [:]
       directory = nil
@@ -77,7 +88,7 @@ public final class Composition: Sendable {
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers,
         retiresWorkers: Self.servesOneChild(boundary, in: boundaries),
-        policy: restartPolicy, report: onEvent
+        policy: restartPolicy, report: onEvent, instrument: instruments
       ) { index in
         let link = try WorkerLink(plan, name: "w\(number)-\(index)")
         onEvent(.workerStarted(boundary: boundary, pid: link.pid))

@@ -40,8 +40,7 @@ extension Wire {
     var stalls: Int
     /// What `slow` set: how long the host holds each reply, in milliseconds.
     var replyDelayMilliseconds: Int
-    /// The latency of the boundary's round trips. The slot for the latency histograms of the
-    /// statistics (issue 14, item 1): nil until they are kept, and `top` shows "-".
+    /// The latency of the boundary's round trips; nil before the first, and `top` shows "-".
     var latency: LatencyPercentiles?
 
     init(
@@ -153,8 +152,12 @@ extension Composition {
         boundary: process.boundary,
         workers: remote.places.map { Wire.WorkerPlace(pid: $0.pid.map(Int.init), restarts: $0.restarts) },
         statistics: statistics, replyDelayMilliseconds: remote.replyDelay,
-        // The latency histograms of issue 14, item 1, go here.
-        latency: nil)
+        latency: timings(of: process.boundary).flatMap { timings in
+          let trips = timings.remoteActions
+          guard trips.count > 0 else { return nil }
+          return Wire.LatencyPercentiles(
+            p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))
+        })
     }
   }
 }

@@ -13,16 +13,18 @@ internal import Transport
 /// host's go to the worker's `WorkerEffectsEndpoint`.
 final class HostEffects: Sendable {
   private enum Delivery: Sendable {
-    case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?)
+    case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?, arrived: MonotonicInstant)
     case sleep(token: UInt64, duration: Duration)
     case warning(String)
   }
 
   /// Where a proxy leaves the outcome a worker computed for an action before the host ran it,
-  /// and learns afterwards whether the host took it.
+  /// learns afterwards whether the host took it, and says when the host processed the action.
   struct Outcomes: Sendable {
     let offer: @Sendable (_ sequence: UInt64, _ action: [UInt8], _ outcome: Wire.Outcome) -> Void
     let settle: @Sendable (_ sequence: UInt64) -> Bool
+    let processed:
+      @Sendable (_ arrived: MonotonicInstant, _ bytes: Int, _ tookOutcome: Bool, _ action: () -> Any) -> Void
   }
 
   private enum Phase {
@@ -113,7 +115,7 @@ final class HostEffects: Sendable {
           await withDiscardingTaskGroup { sleeps in
             for await delivery in deliveries {
               switch delivery {
-              case let .action(sequence, bytes, outcome):
+              case let .action(sequence, bytes, outcome, arrived):
                 guard let action = try? decode(bytes) else {
                   // Ends every proxy of this worker, this one included, as lost.
                   fail("an effect action of \(bytes.count) bytes does not decode")
@@ -121,9 +123,9 @@ final class HostEffects: Sendable {
                 }
                 if let outcome { outcomes.offer(sequence, bytes, outcome) }
                 await send(action)
-                self.send(
-                  .processed(sequence: sequence, tookOutcome: outcome != nil && outcomes.settle(sequence)),
-                  for: executor)
+                let took = outcome != nil && outcomes.settle(sequence)
+                outcomes.processed(arrived, bytes.count, took) { action }
+                self.send(.processed(sequence: sequence, tookOutcome: took), for: executor)
               case let .sleep(token, duration):
                 // On this task's executor: a test store sees the sleep as its own effect's.
                 sleeps.addTask {
@@ -225,7 +227,7 @@ final class HostEffects: Sendable {
     case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
       if let proxy {
-        proxy.yield(.action(sequence: sequence, bytes: bytes, outcome: outcome))
+        proxy.yield(.action(sequence: sequence, bytes: bytes, outcome: outcome, arrived: .now))
       } else {
         send(.processed(sequence: sequence, tookOutcome: false))
       }

@@ -19,6 +19,7 @@ final class RemoteBoundary: Sendable {
   private let launch: @Sendable (_ index: Int) throws -> WorkerLink
   private let policy: RestartPolicy
   private let report: @Sendable (BoundaryEvent) -> Void
+  private let instrument: any BoundaryInstrument
   private let pool: Locked<Pool>
   /// How many workers serve the boundary: fixed, so read without the lock.
   private let workers: Int
@@ -71,7 +72,7 @@ final class RemoteBoundary: Sendable {
 
   init(
     path: String, workers: Int, retiresWorkers: Bool, policy: RestartPolicy,
-    report: @escaping @Sendable (BoundaryEvent) -> Void,
+    report: @escaping @Sendable (BoundaryEvent) -> Void, instrument: any BoundaryInstrument,
     launch: @escaping @Sendable (_ index: Int) throws -> WorkerLink
   ) {
     self.workers = workers
@@ -80,6 +81,7 @@ final class RemoteBoundary: Sendable {
     self.launch = launch
     self.policy = policy
     self.report = report
+    self.instrument = instrument
     self.pool = Locked(
       Pool(
         members: Array(repeating: .empty, count: workers), synced: Array(repeating: [:], count: workers),
@@ -203,14 +205,15 @@ final class RemoteBoundary: Sendable {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return .none
     }
-    return exchange(slot: slot, action: actionBytes, state: &state, states: states, actions: actions)
+    let name = instrument.wantsActionNames ? Self.name(of: action) : nil
+    return exchange(slot: slot, action: actionBytes, named: name, state: &state, states: states, actions: actions)
   }
 
   /// Runs one action in its worker until a worker answers it, restarting workers that fail on
   /// the way. The state changes only once a whole answer (patch and effects) has decoded, so
   /// an action is applied once or not at all.
   private func exchange<State, Action: Sendable>(
-    slot: [UInt8], action: [UInt8], state: inout State, states: ValueCoding<State>,
+    slot: [UInt8], action: [UInt8], named name: String?, state: inout State, states: ValueCoding<State>,
     actions: ValueCoding<Action>
   ) -> Effect<Action> {
     let index = index(of: slot)
@@ -221,7 +224,8 @@ final class RemoteBoundary: Sendable {
         link = current
         var staleAnswers = 0
         while true {
-          let reply = try answer(to: action, slot: slot, index: index, link: current, state: state, states: states)
+          let reply = try answer(
+            to: action, named: name, slot: slot, index: index, link: current, state: state, states: states)
           switch reply {
           case let .ran(outcome):
             let changed = try outcome.patch.map { try states.apply($0, state) } ?? state
@@ -264,7 +268,8 @@ final class RemoteBoundary: Sendable {
   /// a request and its reply. A request carries the host's dependencies when they changed
   /// since the worker last heard of them.
   private func answer<State>(
-    to action: [UInt8], slot: [UInt8], index: Int, link: WorkerLink, state: State, states: ValueCoding<State>
+    to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, state: State,
+    states: ValueCoding<State>
   ) throws -> Wire.Reply {
     let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try pool.withLock { pool -> Step in
@@ -287,12 +292,18 @@ final class RemoteBoundary: Sendable {
     case let .take(outcome):
       return .ran(outcome)
     case let .ask(request, hostPatch):
+      let start = MonotonicInstant.now
       let exchange = try link.request(request)
       // `slow` holds the reply here, after it came: every worker of the boundary, restarted
       // ones too, is slowed without being told, and the worker's deadline is never hit (a
       // stall is what `stop` studies).
       let held = replyDelay
       if held > 0 { Thread.sleep(forTimeInterval: Double(held) / 1_000) }
+      instrument.remoteActionAnswered(
+        RemoteActionTrip(
+          boundary: path, action: name, worker: index, pid: link.pid, start: start, end: .now,
+          workerNanoseconds: exchange.handlingNanoseconds, bytesSent: exchange.sent, bytesReceived: exchange.received,
+          hostPatchBytes: hostPatch?.byteCount, workerPatchBytes: exchange.reply.patch?.byteCount))
       pool.withLock {
         $0.statistics.record(
           sent: exchange.sent, received: exchange.received, hostPatch: hostPatch, workerPatch: exchange.reply.patch)
@@ -303,7 +314,8 @@ final class RemoteBoundary: Sendable {
     }
   }
 
-  /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead.
+  /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead,
+  /// and say when the host processed each action.
   private func outcomes(link: WorkerLink, index: Int, slot: [UInt8]) -> HostEffects.Outcomes {
     HostEffects.Outcomes(
       offer: { [pool] sequence, action, outcome in
@@ -319,7 +331,19 @@ final class RemoteBoundary: Sendable {
           }
           return pool.taken.remove(Taken(link: ObjectIdentifier(link), sequence: sequence)) != nil
         }
+      },
+      processed: { [instrument, path] arrived, bytes, took, action in
+        instrument.effectActionProcessed(
+          EffectActionTrip(
+            boundary: path, action: instrument.wantsActionNames ? Self.name(of: action()) : nil, worker: index,
+            pid: link.pid, arrived: arrived, processed: .now, bytes: bytes, tookOutcome: took))
       })
+  }
+
+  /// `action` as an instrument that wants names sees it: its description, cut short.
+  private static func name(of action: Any) -> String {
+    let description = String(describing: action)
+    return description.count > 80 ? description.prefix(79) + "…" : description
   }
 
   /// The running worker at `index`, started now or waited for if it is not running yet; nil

@@ -210,6 +210,8 @@ final class WorkerLink: Sendable {
     /// Payload bytes sent and received.
     let sent: Int
     let received: Int
+    /// How long the worker took to handle the request, by its clock.
+    let handlingNanoseconds: UInt64
   }
 
   /// How many warnings may come with one reply: far more than a reducer raises for one
@@ -230,7 +232,7 @@ final class WorkerLink: Sendable {
     lastAnswer.withLock { $0 = .now }
     return Exchange(
       reply: answer.reply, warnings: answer.warnings, sent: controlSystem.bytesSent - sent,
-      received: controlSystem.bytesReceived - received)
+      received: controlSystem.bytesReceived - received, handlingNanoseconds: answer.handlingNanoseconds)
   }
 
   private func unavailable(_ reason: String) -> DistributionError {

@@ -40,3 +40,15 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension BoundaryEvent {
+  /// The boundary the event is about.
+  public var boundary: String {
+    switch self {
+    case let .workerStarted(boundary, _), let .workerExited(boundary, _), let .workerRetired(boundary, _),
+      let .workerRestarted(boundary, _, _), let .workerStalled(boundary, _, _), let .connectionRefused(boundary, _),
+      let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _):
+      boundary
+    }
+  }
+}

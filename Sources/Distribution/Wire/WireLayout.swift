@@ -147,11 +147,13 @@ extension Wire.Answer: WireCodable {
   func write(to writer: inout ByteWriter) {
     writer.write(list: warnings)
     reply.write(to: &writer)
+    writer.write(handlingNanoseconds)
   }
 
   init(from reader: inout ByteReader) throws(TransportError) {
     warnings = try reader.readList(String.self)
     reply = try Wire.Reply(from: &reader)
+    handlingNanoseconds = try reader.readUInt64()
   }
 }
 

@@ -14,7 +14,7 @@ enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 5
+  static let layoutVersion: UInt64 = 6
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action.
@@ -89,11 +89,13 @@ enum Wire {
     case refused(String)
   }
 
-  /// Worker → host: the reply to a request, and the runtime warnings the worker raised while
-  /// it handled the request, for the host to report.
+  /// Worker → host: the reply to a request, the runtime warnings the worker raised while it
+  /// handled the request, for the host to report, and how long handling it took the worker,
+  /// for the host's timings.
   struct Answer: Equatable, Sendable {
     var warnings: [String]
     var reply: Reply
+    var handlingNanoseconds: UInt64 = 0
   }
 
   /// Either way, on the effects connection: what `HostEndpoint.deliver(_:)` and

@@ -150,6 +150,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   }
 
   func handle(_ request: Wire.Request) -> Wire.Answer {
+    let start = MonotonicInstant.now
     let warnings = CollectedWarnings()
     let reply = withRuntimeWarningHandler(warnings.append) {
       withCore { core -> Wire.Reply in
@@ -171,7 +172,9 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       }
     }
     // The host takes at most so many with a reply; more would only repeat.
-    return Wire.Answer(warnings: Array(warnings.all.prefix(WorkerLink.maximumWarnings)), reply: reply)
+    return Wire.Answer(
+      warnings: Array(warnings.all.prefix(WorkerLink.maximumWarnings)), reply: reply,
+      handlingNanoseconds: MonotonicInstant.now.nanoseconds(since: start))
   }
 
   func stop() { runner.stop() }

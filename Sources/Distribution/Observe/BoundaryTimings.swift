@@ -1,0 +1,83 @@
+import Synchronization
+
+/// How long crossing one placed boundary took, and what went wrong on the way: latency
+/// histograms of its remote actions and of the actions its workers' effects sent, the workers'
+/// own handling time, bytes each way, patch sizes, restarts, stalls and effects lost.
+///
+/// ```swift
+/// let timings = composition.timings(of: "counter1")!
+/// timings.remoteActions.percentile(0.99)  // nanoseconds, request to reply
+/// ```
+public struct BoundaryTimings: Sendable, Equatable {
+  /// Round trips of remote actions, in nanoseconds: request sent to reply read.
+  public var remoteActions = LogHistogram()
+  /// The workers' time handling those requests, in nanoseconds, by their own clocks.
+  public var workerHandling = LogHistogram()
+  /// Actions of the workers' effects, in nanoseconds from arrival to processed by the host.
+  public var effectActions = LogHistogram()
+  /// Of those, the ones whose outcome the worker had computed ahead and the host took.
+  public var precomputedEffectActions = 0
+  /// Payload bytes of the requests and of the replies.
+  public var bytesSent = 0
+  public var bytesReceived = 0
+  /// Changed bytes of each patch the host sent, and of each patch a worker sent back.
+  public var hostPatchBytes = LogHistogram()
+  public var workerPatchBytes = LogHistogram()
+  /// Workers started again after a crash, stall or fault; workers that did not answer in time;
+  /// effects that were running in a worker when it died.
+  public var restarts = 0
+  public var stalls = 0
+  public var effectsLost = 0
+
+  public init() {}
+
+  mutating func record(_ trip: RemoteActionTrip) {
+    remoteActions.record(trip.nanoseconds)
+    workerHandling.record(trip.workerNanoseconds)
+    bytesSent += trip.bytesSent
+    bytesReceived += trip.bytesReceived
+    if let bytes = trip.hostPatchBytes { hostPatchBytes.record(UInt64(bytes)) }
+    if let bytes = trip.workerPatchBytes { workerPatchBytes.record(UInt64(bytes)) }
+  }
+
+  mutating func record(_ action: EffectActionTrip) {
+    effectActions.record(action.nanoseconds)
+    if action.tookOutcome { precomputedEffectActions += 1 }
+  }
+
+  mutating func record(_ event: BoundaryEvent) {
+    switch event {
+    case .workerRestarted: restarts += 1
+    case .workerStalled: stalls += 1
+    case let .effectsLost(_, count): effectsLost += count
+    case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed: break
+    }
+  }
+}
+
+/// The instrument behind `Composition.timings(of:)`: one `BoundaryTimings` per boundary, kept
+/// under one lock that each record holds for a few increments.
+final class TimingsRecorder: BoundaryInstrument {
+  private let timings: Mutex<[String: BoundaryTimings]>
+
+  init(boundaries: [String]) {
+    timings = Mutex(Dictionary(uniqueKeysWithValues: boundaries.map { ($0, BoundaryTimings()) }))
+  }
+
+  /// What has been recorded for `boundary`; nil when it is not placed.
+  func timings(of boundary: String) -> BoundaryTimings? {
+    timings.withLock { $0[boundary] }
+  }
+
+  func remoteActionAnswered(_ trip: RemoteActionTrip) {
+    timings.withLock { $0[trip.boundary]?.record(trip) }
+  }
+
+  func effectActionProcessed(_ action: EffectActionTrip) {
+    timings.withLock { $0[action.boundary]?.record(action) }
+  }
+
+  func eventOccurred(_ event: BoundaryEvent, at _: MonotonicInstant) {
+    timings.withLock { $0[event.boundary]?.record(event) }
+  }
+}
