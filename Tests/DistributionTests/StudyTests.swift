@@ -46,6 +46,7 @@ import Testing
   @Test func theReportIsOnePageWithNothingFromElsewhere() async throws {
     let html = StudyReport(app: "two-counters", runs: try await Self.study()).html
     #expect(html.hasPrefix("<!DOCTYPE html>"))
+    #expect(html.contains("the host process dies"))
     #expect(html.components(separatedBy: "<svg").count - 1 >= 5)
     for outside in ["<script", "src=", "href=", "@import", "url("] { #expect(!html.contains(outside), "\(outside)") }
     #expect(StudyReport.init(app: "<b>&", runs: []).html.contains("&lt;b&gt;&amp;"))

@@ -48,7 +48,7 @@ public struct StudyReport: Sendable {
   }
 
   private var summaryTable: String {
-    let rows = runs.map { "<tr>" + StudyTable.cells(of: $0).map { "<td>\(Self.escape($0))</td>" }.joined() + "</tr>" }
+    let rows = StudyTable(runs).rows.map { "<tr>" + $0.map { "<td>\(Self.escape($0))</td>" }.joined() + "</tr>" }
     return "<table><tr>" + StudyTable.header.map { "<th>\($0)</th>" }.joined() + "</tr>" + rows.joined() + "</table>"
   }
 

@@ -17,7 +17,7 @@ public struct StudyTable: Sendable {
   static let header = ["placement", "fault", "actions", "p50", "p99", "B/action", "host CPU/action", "what the fault did"]
 
   /// One run's cells, under `header`.
-  static func cells(of run: StudyRun) -> [String] {
+  private static func cells(of run: StudyRun) -> [String] {
     [
       run.placement, run.fault.map { "\($0)" } ?? "—", "\(run.actions)",
       format(run.latency(percentile: 0.5)), format(run.latency(percentile: 0.99)),
@@ -25,17 +25,21 @@ public struct StudyTable: Sendable {
     ]
   }
 
-  public var text: String {
-    var lines = [row(Self.header)]
-    for run in runs { lines.append(row(Self.cells(of: run))) }
+  /// Every row's cells: one per run, and a last one for a fault in the host, which no run
+  /// needs to show.
+  var rows: [[String]] {
+    var rows = runs.map(Self.cells(of:))
     if let inHost = runs.first(where: \.placed.isEmpty) {
-      lines.append(
-        row([
-          inHost.placement, "kill or stall", "—", "—", "—", "—", "—",
-          "the host process dies or hangs with it: every boundary's state is lost (not run)",
-        ]))
+      rows.append([
+        inHost.placement, "kill or stall", "—", "—", "—", "—", "—",
+        "the host process dies or hangs with it: every boundary's state is lost (not run)",
+      ])
     }
-    return lines.joined(separator: "\n")
+    return rows
+  }
+
+  public var text: String {
+    ([Self.header] + rows).map(row).joined(separator: "\n")
   }
 
   private static let widths = [28, 22, 8, 10, 10, 9, 16]
