@@ -24,6 +24,8 @@ import Testing
     (["--app", "a", "--app", "b"], "--app is given twice"), (["--boundaries"], "--boundaries needs a value"),
     (["--list", "extra"], "unexpected argument \"extra\""), (["--apps", "timers"], "unknown option \"--apps\""),
     (["--list", "--app", "a"], "go alone"), (["--hold"], "--hold goes with --app"),
+    (["--app", "a", "--record", "x.json", "--trace", "./x.json"], "--record and --trace name the same file"),
+    (["--report", "r.html"], "--report goes with --study"),
   ])
   func aCommandLineTheHostCannotActOnSaysWhatIsWrong(arguments: [String], problem: String) {
     #expect {

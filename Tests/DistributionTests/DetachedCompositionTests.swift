@@ -81,6 +81,26 @@ import Transport
     #expect(try compose("down", "timers").status == 0)
   }
 
+  /// A live host whose socket refuses is not taken for a dead one: its run file stays, and no
+  /// second host of the app comes up beside it.
+  @Test func aLiveHostWhoseSocketRefusesKeepsItsRunFile() throws {
+    let compose = try Compose()
+    defer { compose.cleanUp() }
+    #expect(try compose("up", "timers").status == 0)
+    let run = try #require(try RunFile.read(at: compose.runFile("timers")))
+    let hidden = run.controlSocket + ".hidden"
+    #expect(rename(run.controlSocket, hidden) == 0)
+    let ps = try compose("ps", "timers")
+    #expect(ps.status == 64)
+    #expect(ps.error.contains("host pid \(run.pid) of timers is running, but its control socket"))
+    #expect(FileManager.default.fileExists(atPath: compose.runFile("timers")))
+    let second = try compose("up", "timers")
+    #expect(second.status != 0 && second.error.contains("timers is already up"))
+    #expect(rename(hidden, run.controlSocket) == 0)
+    #expect(try compose("down", "timers").status == 0)
+    #expect(allExited([run.pid]))
+  }
+
   @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
   func aSignalledDetachedHostLeavesNothingBehind(signal: Int32) throws {
     let compose = try Compose()

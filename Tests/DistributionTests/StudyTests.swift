@@ -87,3 +87,18 @@ import Testing
   nonisolated private static let browser: URL? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].lazy
     .map(URL.init(fileURLWithPath:)).first { FileManager.default.isExecutableFile(atPath: $0.path) }
 }
+
+/// What the study's command line refuses before it runs anything.
+@Suite struct StudyCommandLineTests {
+  @Test func anAppWithoutBoundariesOrAReportThatCannotBeWrittenIsRefusedAtOnce() throws {
+    let none = try runBuilt("parent-host", ["--study", "shouting-text"])
+    #expect(none.status == 64)
+    #expect(none.error.contains("shouting-text has no boundaries to study"))
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-folder-\(UUID().uuidString)")
+    let unwritable = try runBuilt("parent-host", ["--study", "two-counters", "--report", folder.appendingPathComponent("r.html").path])
+    #expect(unwritable.status == 64)
+    #expect(unwritable.error.contains("cannot write the report to"))
+    // Refused before the study ran: no worker was started, so nothing was printed.
+    #expect(!unwritable.output.contains("placement"))
+  }
+}

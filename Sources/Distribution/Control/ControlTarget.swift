@@ -31,7 +31,12 @@ struct ControlTarget: Sendable {
     guard let run = try RunFile.read(at: path) else {
       throw .usage("no composition of \(app) is running: there is no run file \(path) (\"./compose.sh up \(app)\" starts one)")
     }
-    guard run.hostIsUp else { throw .usage("no composition of \(app) is running: \(run.removeStale(at: path))") }
+    switch run.hostStatus(app: app) {
+    case .up: break
+    case .gone: throw .usage("no composition of \(app) is running: \(run.removeStale(at: path))")
+    case let .unreachable(reason):
+      throw .usage("\(reason); its run file \(path) is kept (is the host stopped? \"kill \(run.pid)\" ends it)")
+    }
     self.run = run
   }
 

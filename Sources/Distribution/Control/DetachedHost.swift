@@ -24,7 +24,7 @@ struct DetachedHost {
     let directory = try RunDirectory.open(creating: true)
     let runPath = directory.runFile(of: app.name)
     if let run = try RunFile.read(at: runPath) {
-      guard !run.hostIsUp else {
+      guard run.hostStatus(app: app.name) == .gone else {
         throw DistributionError.usage("\(app.name) is already up: host pid \(run.pid), run file \(runPath)")
       }
       terminal.say("host: \(run.removeStale(at: runPath))")

@@ -34,6 +34,10 @@ struct RunFile: Equatable, Sendable {
   /// Writes the file under a temporary name, then links it to `path`, which fails if a run
   /// file is there already: two hosts of one app never both believe they are the one up.
   func publish(at path: String) throws(DistributionError) {
+    // One field a line: a line break in one would forge another.
+    if let field = [controlSocket, placement].first(where: { $0.contains(where: \.isNewline) }) {
+      throw .usage("cannot write the run file \(path): \"\(field)\" has a line break in it")
+    }
     let temporary = "\(path).\(pid).tmp"
     let text = "pid \(pid)\ncontrol \(controlSocket)\nplacement \(placement)\n"
     guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
@@ -51,14 +55,35 @@ struct RunFile: Equatable, Sendable {
     unlink(path)
   }
 
-  /// Whether the host is up: its process lives and its control socket takes a connection.
-  /// A host that died (even by SIGKILL, which leaves the file behind) fails one or the other.
-  var hostIsUp: Bool {
-    guard ProcessState(of: pid)?.isAlive == true, let socket = try? UnixSocket.connect(to: controlSocket) else {
-      return false
+  /// Where the host that wrote the file stands.
+  enum HostStatus: Equatable {
+    /// Its process lives and its control socket takes a connection.
+    case up
+    /// Its process is gone (even a SIGKILL leaves the file behind), or the pid now names a
+    /// process that is not this app's detached host.
+    case gone
+    /// Its process lives, but its control socket refuses connections: the file is kept.
+    case unreachable(String)
+  }
+
+  /// Where the host of `app` that wrote this file stands.
+  func hostStatus(app: String) -> HostStatus {
+    guard ProcessState(of: pid)?.isAlive == true, Self.isDetachedHost(pid, of: app) else { return .gone }
+    do {
+      try UnixSocket.connect(to: controlSocket).close()
+      return .up
+    } catch {
+      return .unreachable("host pid \(pid) of \(app) is running, but its control socket \(controlSocket) refuses connections (\(error))")
     }
-    socket.close()
-    return true
+  }
+
+  /// Whether process `pid` runs as the detached host of `app` (`--app APP --up`), so that a
+  /// pid the system gave to another process since is not taken for the host.
+  private static func isDetachedHost(_ pid: Int32, of app: String) -> Bool {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+    let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    guard arguments.contains("--up"), let index = arguments.firstIndex(of: "--app") else { return false }
+    return arguments.indices.contains(index + 1) && arguments[index + 1] == app
   }
 
   /// Removes the run file at `path`, written by a host that is gone, and the socket directory

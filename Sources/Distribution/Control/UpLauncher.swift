@@ -22,7 +22,7 @@ struct UpLauncher {
     let directory = try RunDirectory.open(creating: true)
     let runPath = directory.runFile(of: app)
     if let run = try RunFile.read(at: runPath) {
-      guard !run.hostIsUp else {
+      guard run.hostStatus(app: app) == .gone else {
         throw DistributionError.usage(
           "\(app) is already up: host pid \(run.pid), control socket \(run.controlSocket), run file \(runPath) "
             + "(\"./compose.sh down \(app)\" takes it down)")

@@ -77,7 +77,9 @@ public enum HostCommand {
       for app in apps { terminal.say("\(app.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(app.summary)") }
       exit(0)
     case let .boundaries(name):
-      for boundary in app(named: name).boundaries { terminal.say("\(boundary)") }
+      let boundaries = app(named: name).boundaries
+      if boundaries.isEmpty { terminal.say("\(name) has no boundaries: none of its reducers is a Scope, ifLet or forEach child") }
+      for boundary in boundaries { terminal.say("\(boundary)") }
       exit(0)
     case let .study(name, report):
       let selected = app(named: name)
@@ -200,6 +202,11 @@ enum HostRequest: Equatable {
       }
     }
     guard !flags.isSuperset(of: ["--hold", "--up"]) else { throw wrong("--hold and --up go alone: --up holds") }
+    if let record = options["--record"], let trace = options["--trace"],
+      URL(fileURLWithPath: record).standardizedFileURL == URL(fileURLWithPath: trace).standardizedFileURL
+    {
+      throw wrong("--record and --trace name the same file, \(record): give each its own")
+    }
     if flags.contains("--up"), let option = ["--record", "--trace"].first(where: { options[$0] != nil }) {
       throw wrong("\(option) goes with a run, not with --up")
     }

@@ -75,14 +75,16 @@ public struct Study {
       })
   }
 
+  /// Injects `fault` into the boundary's first worker; when none is running (an `ifLet`
+  /// child that is not there), the run says the fault hit nothing.
   nonisolated private static func inject(_ fault: StudyRun.Fault, into composition: Composition, recorder: StudyRecorder) {
+    guard let pid = composition.processes.first(where: { $0.boundary == fault.boundary })?.pids.first, pid > 0 else {
+      return recorder.missed()
+    }
     recorder.mark(.fault, "\(fault)")
     switch fault {
-    case let .kill(boundary):
-      composition.killWorker(of: boundary)
-    case let .stall(boundary):
-      guard let pid = composition.processes.first(where: { $0.boundary == boundary })?.pids.first else { return }
-      kill(pid, SIGSTOP)
+    case let .kill(boundary): composition.killWorker(of: boundary)
+    case .stall: kill(pid, SIGSTOP)
     }
   }
 
@@ -138,6 +140,11 @@ final class StudyRecorder: Sendable {
     state.withLock { state in
       state.run.moments.append(StudyRun.Moment(offset: .now - state.started, kind: kind, text: text))
     }
+  }
+
+  /// The fault found no worker to hit.
+  func missed() {
+    state.withLock { $0.run.faultHitNothing = true }
   }
 
   /// A supervisor's event, as a moment of the run.

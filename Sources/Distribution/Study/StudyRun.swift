@@ -49,6 +49,8 @@ public struct StudyRun: Sendable {
   public internal(set) var moments: [Moment] = []
   /// Actions during which a worker was restarted: each was then run by the new worker.
   public internal(set) var actionsDelayedByRestart = 0
+  /// Whether the fault found no worker running to hit (an `ifLet` child that was absent).
+  public internal(set) var faultHitNothing = false
   /// How long the run took.
   public internal(set) var duration: Duration = .zero
 

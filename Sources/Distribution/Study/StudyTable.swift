@@ -53,11 +53,17 @@ public struct StudyTable: Sendable {
   /// What the fault did: the restarts, how long recovery took, effects lost, actions delayed.
   static func outcome(of run: StudyRun) -> String {
     guard run.fault != nil else { return run.restarts == 0 ? "" : "\(run.restarts) restart(s) without a fault" }
-    guard let recovery = run.recovery else { return "no restart: no later action reached the boundary" }
-    var parts = ["\(run.restarts) restart(s), recovered in \(format(recovery))"]
-    parts.append("\(run.effectsLost) effect(s) lost")
-    parts.append("\(run.actionsDelayedByRestart) action(s) waited for the restart and ran once")
-    return parts.joined(separator: ", ")
+    guard !run.faultHitNothing else { return "no worker was running halfway: the fault hit nothing" }
+    let restart: String
+    if let recovery = run.recovery {
+      restart = "\(run.restarts) restart(s), recovered in \(format(recovery))"
+    } else {
+      restart = "no restart: no later action reached the boundary"
+    }
+    return [
+      restart, "\(run.effectsLost) effect(s) lost",
+      "\(run.actionsDelayedByRestart) action(s) waited for the restart and ran once",
+    ].joined(separator: ", ")
   }
 
   /// A duration in the unit that suits it: µs below a millisecond, ms below a second.
