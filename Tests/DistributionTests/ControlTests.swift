@@ -50,6 +50,23 @@ import Transport
     #expect(store.state.counter1.count == 1)
   }
 
+  @Test func aSignalToABoundaryThatFailedIsRefusedAndSaysWhy() async throws {
+    let events = Events()
+    let composition = try composition(
+      app: "two-counters", placement: "counter1\n", events: events,
+      restartPolicy: RestartPolicy(maximumRestarts: 0, within: .seconds(60)))
+    defer { composition.shutdown() }
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    try await control.kill(boundary: "counter1", index: 0)
+    #expect(await events.first { if case .boundaryFailed("counter1", _) = $0 { true } else { false } } != nil)
+    await #expect {
+      try await control.kill(boundary: "counter1", index: 0)
+    } throws: { error in
+      "\(error)".contains("counter1 has failed and runs no workers")
+    }
+  }
+
   @Test func stopAndContSuspendAndResumeTheWorker() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1 deadline 30s\n")
     defer { composition.shutdown() }

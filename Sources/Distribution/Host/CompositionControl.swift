@@ -64,10 +64,12 @@ distributed actor CompositionControl {
       throw DistributionError.usage(
         "\(boundary) has \(places == 1 ? "one worker, 0" : "workers 0 to \(places - 1)"); there is no worker \(index)")
     }
-    if signal == .kill {
-      remote.killAndRestart(worker: index)
-    } else {
-      remote.send(signal: signal.number, toWorker: index)
+    if let failure = remote.failureReason {
+      throw DistributionError.usage("\(boundary) has failed and runs no workers: \(failure)")
+    }
+    let sent = signal == .kill ? remote.killAndRestart(worker: index) : remote.send(signal: signal.number, toWorker: index)
+    guard sent else {
+      throw DistributionError.usage("worker \(index) of \(boundary) is not running now (it is being restarted); try again")
     }
   }
 

@@ -130,16 +130,18 @@ final class RemoteBoundary: Sendable {
 
   /// Kills the worker at `index` with SIGKILL, as a crash would: for fault injection.
   func kill(worker index: Int) {
-    send(signal: SIGKILL, toWorker: index)
+    _ = send(signal: SIGKILL, toWorker: index)
   }
 
   /// Kills the worker at `index` with SIGKILL and starts its successor at once, on a thread of
   /// its own, as a supervisor does with a crash it caused (`./compose.sh kill`), rather than
   /// at the next action, which may never come to an idle worker.
-  func killAndRestart(worker index: Int) {
-    guard let link = pool.withLock({ $0.members[index].link }) else { return }
+  /// False when no worker runs at `index`.
+  func killAndRestart(worker index: Int) -> Bool {
+    guard let link = pool.withLock({ $0.members[index].link }) else { return false }
     link.process.kill()
     DetachedThread.run { [self] in _ = restart(index, abandoning: link, after: KilledOnRequest()) }
+    return true
   }
 
   /// Why a worker killed by `killAndRestart(worker:)` was restarted.
@@ -147,10 +149,16 @@ final class RemoteBoundary: Sendable {
     var description: String { "it was killed on request (SIGKILL)" }
   }
 
-  /// Sends `number` to the worker at `index`, if one runs there: for fault injection.
-  func send(signal number: Int32, toWorker index: Int) {
-    pool.withLock { $0.members[index].link }?.process.send(signal: number)
+  /// Sends `number` to the worker at `index`, if one runs there: for fault injection. False
+  /// when none does.
+  func send(signal number: Int32, toWorker index: Int) -> Bool {
+    guard let link = pool.withLock({ $0.members[index].link }) else { return false }
+    link.process.send(signal: number)
+    return true
   }
+
+  /// Why the boundary failed for good, if it did: its actions are dropped from then on.
+  var failureReason: String? { pool.withLock { $0.failure } }
 
   /// Each place of the pool, in order: the pid of its running worker (nil between a death
   /// and the restart) and how often it was restarted.
