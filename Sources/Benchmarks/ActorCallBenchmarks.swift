@@ -90,15 +90,11 @@ func actorCallBenchmarks() async throws -> [Row] {
 
 /// A whole call from synchronous code to a system in this process whose caller reads the reply.
 private func synchronousCallCost(_ iterations: Int) throws -> Double {
-  let (left, right) = try UnixSocket.pair()
-  let caller = SocketActorSystem(connection: FramedConnection(left), reading: .byCaller)
-  let callee = SocketActorSystem(connection: FramedConnection(right))
+  let (caller, callee, remote) = try calculatorPair(reading: .byCaller)
   defer {
     caller.close()
     callee.close()
   }
-  _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
-  let remote = try Calculator.resolve(id: Calculator.id, using: caller)
   return nanosecondsPerCall(iterations: iterations, rounds: 3) {
     blackHole(try? callSynchronously { try await remote.add(1, 1) })
   }

@@ -7,22 +7,8 @@ import TransportTestSupport
 
 /// Messages, targets called directly, and systems read by their callers.
 @Suite struct ActorMessagesTests {
-  /// Two systems in this process over a socket pair; the callee hosts a `Calculator`, unless
-  /// told not to yet.
-  private func connectedPair(
-    reading: SocketActorSystem.Reading = .byThread, callTimeout: Duration = .seconds(10), hostsCalculator: Bool = true,
-    onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
-  ) throws -> (caller: SocketActorSystem, callee: SocketActorSystem, calculator: Calculator) {
-    let (left, right) = try UnixSocket.pair()
-    let caller = SocketActorSystem(
-      connection: FramedConnection(left), callTimeout: callTimeout, reading: reading, onClose: onClose)
-    let callee = SocketActorSystem(connection: FramedConnection(right))
-    if hostsCalculator { _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) } }
-    return (caller, callee, try Calculator.resolve(id: Calculator.id, using: caller))
-  }
-
   @Test func aMessageGetsNoReplyAndKeepsItsPlaceAmongCalls() async throws {
-    let (caller, callee, calculator) = try connectedPair()
+    let (caller, callee, calculator) = try calculatorPair()
     defer {
       caller.close()
       callee.close()
@@ -37,7 +23,7 @@ import TransportTestSupport
   }
 
   @Test func listedTargetsAreCalledDirectlyAndTheRestByName() async throws {
-    let (caller, callee, calculator) = try connectedPair()
+    let (caller, callee, calculator) = try calculatorPair()
     defer {
       caller.close()
       callee.close()
@@ -52,7 +38,7 @@ import TransportTestSupport
   }
 
   @Test func aConnectionBoundActorsMethodRunsAsItIsReadWithNoTask() async throws {
-    let (caller, callee, calculator) = try connectedPair()
+    let (caller, callee, calculator) = try calculatorPair()
     defer {
       caller.close()
       callee.close()
@@ -67,7 +53,7 @@ import TransportTestSupport
   }
 
   @Test func callsReadBeforeTheirActorWasHostedStayAheadOfTheOnesRunAsTheyAreRead() async throws {
-    let (caller, callee, early) = try connectedPair(hostsCalculator: false)
+    let (caller, callee, early) = try calculatorPair(hostsCalculator: false)
     defer {
       caller.close()
       callee.close()
@@ -100,7 +86,7 @@ import TransportTestSupport
   }
 
   @Test func aSystemReadByItsCallerAnswersSynchronouslyOnTheCallingThread() throws {
-    let (caller, callee, calculator) = try connectedPair(reading: .byCaller)
+    let (caller, callee, calculator) = try calculatorPair(reading: .byCaller)
     defer {
       caller.close()
       callee.close()
@@ -124,7 +110,7 @@ import TransportTestSupport
   /// A store calls from the main actor: the call must not be queued for another thread.
   @MainActor
   @Test func aSynchronousCallFromTheMainActorStaysOnItsThread() throws {
-    let (caller, callee, calculator) = try connectedPair(reading: .byCaller)
+    let (caller, callee, calculator) = try calculatorPair(reading: .byCaller)
     defer {
       caller.close()
       callee.close()
@@ -139,7 +125,7 @@ import TransportTestSupport
 
   @Test func aCallReadByItsCallerFailsAtItsDeadlineAndEndsTheConnection() throws {
     let closed = Mutex<[String]>([])
-    let (caller, callee, calculator) = try connectedPair(
+    let (caller, callee, calculator) = try calculatorPair(
       reading: .byCaller, callTimeout: .milliseconds(200), onClose: { error in closed.withLock { $0.append("\(error.map { "\($0)" } ?? "end")") } })
     defer {
       caller.close()
@@ -157,7 +143,7 @@ import TransportTestSupport
   }
 
   @Test func aCallReadByItsCallerFailsAtOnceWhenThePeerGoes() throws {
-    let (caller, callee, calculator) = try connectedPair(reading: .byCaller, callTimeout: .seconds(3600))
+    let (caller, callee, calculator) = try calculatorPair(reading: .byCaller, callTimeout: .seconds(3600))
     defer { caller.close() }
     #expect(try callSynchronously { try await calculator.add(1, 1) } == 2)
     callee.close()

@@ -8,15 +8,11 @@ import TransportTestSupport
 
   @MainActor
   @Test(arguments: 0..<20) func taskLocalsHoldAroundASynchronousCallFromTheMainActor(round: Int) throws {
-    let (left, right) = try UnixSocket.pair()
-    let caller = SocketActorSystem(connection: FramedConnection(left), reading: .byCaller)
-    let callee = SocketActorSystem(connection: FramedConnection(right))
+    let (caller, callee, calculator) = try calculatorPair(reading: .byCaller)
     defer {
       caller.close()
       callee.close()
     }
-    _ = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
-    let calculator = try Calculator.resolve(id: Calculator.id, using: caller)
     _ = try callSynchronously { try await calculator.add(1, 1) }
     try Self.$marker.withValue(round) {
       #expect(Self.marker == round)

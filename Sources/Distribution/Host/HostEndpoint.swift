@@ -8,7 +8,7 @@ internal import Transport
 ///
 /// `deliver(_:)` is a message (it returns nothing and cannot throw): the worker does not wait.
 /// It runs on the thread that reads the connection, which no host reducer ever waits for.
-distributed actor HostEndpoint {
+distributed actor HostEndpoint: EffectMessageEndpoint {
   typealias ActorSystem = SocketActorSystem
 
   /// Bound to its connection: calls run on the thread that reads them (`ConnectionBound`).
@@ -27,18 +27,5 @@ distributed actor HostEndpoint {
   /// Hands a worker's message to the host's effects, which check it came with cause.
   distributed func deliver(_ message: Wire.EffectMessage) {
     effects.value?.receive(message)
-  }
-}
-
-extension HostEndpoint: ConnectionBound {
-  /// The worker posts by name from synchronous code (`post(_:)`).
-  static let directTargets: [String: DirectTarget<HostEndpoint>] = [
-    "deliver(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.deliver(try arguments.next()) })
-  ]
-
-  /// Sends `message` to the host's endpoint from synchronous code, without a task: the
-  /// worker's half of the effects protocol.
-  nonisolated func post(_ message: Wire.EffectMessage) throws {
-    try actorSystem.post(Self.id, method: "deliver(_:)", arguments: Wire.encode(message))
   }
 }

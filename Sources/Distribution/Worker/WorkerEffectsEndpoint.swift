@@ -6,7 +6,7 @@ internal import Transport
 /// on the host's clock is over, the answer to a dependency question (`Wire.EffectMessage`).
 ///
 /// `deliver(_:)` is a message (it returns nothing and cannot throw): the host does not wait.
-distributed actor WorkerEffectsEndpoint {
+distributed actor WorkerEffectsEndpoint: EffectMessageEndpoint {
   typealias ActorSystem = SocketActorSystem
 
   /// Bound to its connection: calls run on the thread that reads them (`ConnectionBound`).
@@ -25,18 +25,5 @@ distributed actor WorkerEffectsEndpoint {
   /// Hands the host's message to the worker's effects, which check it names what exists.
   distributed func deliver(_ message: Wire.EffectMessage) {
     effects.value?.receive(message)
-  }
-}
-
-extension WorkerEffectsEndpoint: ConnectionBound {
-  /// The host posts by name from synchronous code (`post(_:)`).
-  static let directTargets: [String: DirectTarget<WorkerEffectsEndpoint>] = [
-    "deliver(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.deliver(try arguments.next()) })
-  ]
-
-  /// Sends `message` to the worker's endpoint from synchronous code, without a task: the
-  /// host's half of the effects protocol.
-  nonisolated func post(_ message: Wire.EffectMessage) throws {
-    try actorSystem.post(Self.id, method: "deliver(_:)", arguments: Wire.encode(message))
   }
 }

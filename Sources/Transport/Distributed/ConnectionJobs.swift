@@ -40,17 +40,18 @@ final class JobQueue: Sendable {
   }
 
   func enqueue(_ job: UnownedJob, isolated: Bool) {
-    let lane = state.withLock { state -> UnownedSerialExecutor?? in
+    let job = Job(job: job, isolated: isolated)
+    let (isQueued, lane) = state.withLock { state in
       // Without a wakeup descriptor (the process is out of them) a queued job could wait
       // for the next frame: such a thread hands its jobs on instead.
-      guard state.isReading, wakeup >= 0 else { return .some(state.lane) }
-      state.jobs.append(Job(job: job, isolated: isolated))
+      guard state.isReading, wakeup >= 0 else { return (false, state.lane) }
+      state.jobs.append(job)
       // The reader runs its queue before it waits again; anyone else must wake it. Signalled
       // under the lock, so the descriptor cannot be closed in between.
       if !isReaderThread { _ = bulkhead_wakeup_signal(wakeup) }
-      return .none
+      return (true, state.lane)
     }
-    if case let .some(lane) = lane { handOn(Job(job: job, isolated: isolated), lane: lane) }
+    if !isQueued { handOn(job, lane: lane) }
   }
 
   var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }

@@ -1,0 +1,30 @@
+import Distributed
+internal import Transport
+
+/// One end of a worker's effects connection: a distributed actor bound to the connection
+/// whose one method, `deliver(_:)`, is a message carrying a `Wire.EffectMessage`. The peer
+/// posts to it by name from synchronous code (`post(_:)`), and the reading thread runs it as
+/// it is read. `HostEndpoint` and `WorkerEffectsEndpoint` are its two ends.
+///
+/// ```swift
+/// try host.post(.finished(run: 3))
+/// ```
+protocol EffectMessageEndpoint: ConnectionBound {
+  /// The name the actor is hosted under, which the peer knows.
+  static var id: SocketActorID { get }
+
+  /// Hands the peer's message on; it returns nothing and cannot throw, so the peer does not wait.
+  distributed func deliver(_ message: Wire.EffectMessage)
+}
+
+extension EffectMessageEndpoint {
+  /// The peer posts by name (`post(_:)`).
+  static var directTargets: [String: DirectTarget<Self>] {
+    ["deliver(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.deliver(try arguments.next()) })]
+  }
+
+  /// Sends `message` to the peer's endpoint from synchronous code, without a task.
+  nonisolated func post(_ message: Wire.EffectMessage) throws {
+    try actorSystem.post(Self.id, method: "deliver(_:)", arguments: Wire.encode(message))
+  }
+}
