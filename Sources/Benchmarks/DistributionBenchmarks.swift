@@ -41,7 +41,7 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   }
   rows.append(
     Row(
-      name: "\(label) effect action routed through the host (each awaited)", value: microseconds(best) / Double(streamed),
+      name: "\(label) a stream of \(streamed) effect actions through the host, per action", value: microseconds(best) / Double(streamed),
       unit: "µs", baseline: nil, goal: .ratio(label.hasPrefix("one") ? 0.5 : 0.2)))
 
   for items in [250, 25_000, 250_000] {

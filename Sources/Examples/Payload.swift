@@ -52,7 +52,7 @@ public struct Payload: Reducer {
     public enum Action: Equatable, Codable, Sendable {
       /// Changes one small field.
       case bump
-      /// Starts an effect that sends `streamed` this many times, awaiting each.
+      /// Starts an effect that sends `streamed` this many times.
       case stream(count: Int)
       case streamed
     }

@@ -4,8 +4,8 @@ import Synchronization
 internal import Transport
 
 /// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
-/// the body in the worker, feeds its actions to the host's store one at a time, tells the
-/// worker when each was processed, sleeps on the host's clock for it, and cancels the body
+/// the body in the worker, feeds its actions to the host's store one at a time, in the order
+/// the body streamed them, tells the worker when each was processed or dropped, sleeps on the host's clock for it, and cancels the body
 /// when the proxy is cancelled. It also answers the worker's questions about crossing
 /// dependencies, from `dependencies`.
 ///
@@ -37,7 +37,7 @@ final class HostEffects: Sendable {
   }
 
   private struct State {
-    var proxies: [UInt64: AsyncStream<Delivery>.Continuation] = [:]
+    var proxies: [UInt64: DeliveryQueue<Delivery>] = [:]
     /// The highest run the host has started: a worker's message about a later one is made up.
     var highestRun: UInt64 = 0
     var phase = Phase.open
@@ -103,8 +103,8 @@ final class HostEffects: Sendable {
       // The clock is read at the first sleep, not before: an effect that never sleeps must
       // not count as a use of the clock (in a test, a clock without a test value warns).
       .run(priority: nil) { [self, dependencies = DependencyValues.current] send in
-        let (deliveries, continuation) = AsyncStream<Delivery>.makeStream()
-        switch register(run, continuation) {
+        let deliveries = DeliveryQueue<Delivery>()
+        switch register(run, deliveries) {
         case .open: break
         case .closed: return onLost(1)
         case .retired: return
@@ -113,7 +113,7 @@ final class HostEffects: Sendable {
         self.send(.start(run: run), for: executor)
         await withTaskCancellationHandler {
           await withDiscardingTaskGroup { sleeps in
-            for await delivery in deliveries {
+            while let delivery = await deliveries.next() {
               switch delivery {
               case let .action(sequence, bytes, outcome, arrived):
                 guard let action = try? decode(bytes) else {
@@ -142,6 +142,10 @@ final class HostEffects: Sendable {
           }
         } onCancel: {
           self.send(.cancel(run: run), for: executor)
+        }
+        // Cancelled: the actions still queued are dropped, and the worker hears so.
+        for case let .action(sequence, _, _, _) in deliveries.end() {
+          self.send(.processed(sequence: sequence, tookOutcome: false))
         }
       })
   }
@@ -176,7 +180,7 @@ final class HostEffects: Sendable {
     _ = end(as: .retired)
   }
 
-  private func end(as phase: Phase) -> [AsyncStream<Delivery>.Continuation] {
+  private func end(as phase: Phase) -> [DeliveryQueue<Delivery>] {
     let (proxies, waiting) = state.withLock { state in
       if state.phase == .open { state.phase = phase }
       defer {
@@ -192,10 +196,10 @@ final class HostEffects: Sendable {
     return proxies
   }
 
-  private func register(_ run: UInt64, _ continuation: AsyncStream<Delivery>.Continuation) -> Phase {
+  private func register(_ run: UInt64, _ deliveries: DeliveryQueue<Delivery>) -> Phase {
     state.withLock { state in
       if state.phase == .open {
-        state.proxies[run] = continuation
+        state.proxies[run] = deliveries
         state.highestRun = max(state.highestRun, run)
       }
       return state.phase
@@ -226,15 +230,15 @@ final class HostEffects: Sendable {
     switch message {
     case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
-      if let proxy {
-        proxy.yield(.action(sequence: sequence, bytes: bytes, outcome: outcome, arrived: .now))
-      } else {
+      let delivery = Delivery.action(sequence: sequence, bytes: bytes, outcome: outcome, arrived: .now)
+      // No proxy takes it (its effect ended or was cancelled): dropped, and the worker hears so.
+      if proxy?.push(delivery) != true {
         send(.processed(sequence: sequence, tookOutcome: false))
       }
     case let .finished(run):
       state.withLock { $0.proxies.removeValue(forKey: run) }?.finish()
     case let .sleep(run, token, nanoseconds):
-      state.withLock { $0.proxies[run] }?.yield(.sleep(token: token, duration: .nanoseconds(nanoseconds)))
+      _ = state.withLock { $0.proxies[run] }?.push(.sleep(token: token, duration: .nanoseconds(nanoseconds)))
     case let .settled(count):
       let waiting = state.withLock { state -> EffectExecutor? in
         state.settledWakes = max(state.settledWakes, count)
@@ -250,9 +254,9 @@ final class HostEffects: Sendable {
       // reducer that may be waiting for this worker's reply holds nothing the answer needs.
       send(.answer(token: token, dependencies.answer(revision: revision, key: key, question: bytes)))
     case let .warning(run, message):
-      if let proxy = state.withLock({ $0.proxies[run] }) {
-        proxy.yield(.warning(message))
-      } else {
+      // Reported in the proxy's task, where a test store's warning handler hears it; here if
+      // no proxy takes it.
+      if state.withLock({ $0.proxies[run] })?.push(.warning(message)) != true {
         reportWorkerWarning(message, boundary: boundary)
       }
     case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer:

@@ -103,8 +103,19 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     let child: Child
     var slots: [[UInt8]: Slot] = [:]
     var tentative: [UInt64: Tentative] = [:]
-    /// The open tentative outcome of each slot, by sequence: at most one at a time.
-    var open: [[UInt8]: UInt64] = [:]
+    /// The open tentative outcomes of each slot, by sequence, in the order they were computed:
+    /// each starts from the state the one before it left, so a stream of effect actions is
+    /// computed ahead one after another while the host catches up.
+    var open: [[UInt8]: [UInt64]] = [:]
+    /// The last version this worker gave a state. Every new state gets a new one, so the host
+    /// can tell by its version alone whether an outcome computed ahead starts from its copy.
+    var lastVersion = Wire.emptyVersion
+
+    /// A version no state of this worker had before.
+    mutating func newVersion() -> UInt64 {
+      lastVersion += 1
+      return lastVersion
+    }
     /// The worker's own dependencies in the host's context, and the host's clock; their
     /// defaults live as long as the context does, as a store's do.
     var base: DependencyValues
@@ -181,22 +192,29 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
 
   func outcome(of bytes: [UInt8], in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
     withCore { core in
-      guard core.open[key] == nil, core.host?.allowsRunningAhead == true, let dependencies = core.dependencies,
-        let slot = core.slots[key], let action = try? actions.decode(bytes)
+      guard core.host?.allowsRunningAhead == true, let dependencies = core.dependencies,
+        let base = tip(of: key, in: core), let action = try? actions.decode(bytes)
       else { return nil }
-      var state = slot.state
+      var state = base.state
       var runs: [UInt64] = []
       guard
         let outcome = try? reduce(
-          core.child, &state, at: slot.version, action: action, slot: key, with: dependencies, runs: &runs)
+          &core, &state, at: base.version, action: action, slot: key, with: dependencies, runs: &runs)
       else {
         runner.discard(runs)
         return nil
       }
       core.tentative[sequence] = Tentative(slot: key, outcome: outcome, state: state, runs: runs)
-      core.open[key] = sequence
+      core.open[key, default: []].append(sequence)
       return outcome
     }
+  }
+
+  /// Where the next outcome computed ahead for `key` starts: the state the last open one left,
+  /// or the slot's.
+  private func tip(of key: [UInt8], in core: Core) -> Slot? {
+    guard let last = core.open[key]?.last, let tentative = core.tentative[last] else { return core.slots[key] }
+    return Slot(version: tentative.outcome.version, state: tentative.state)
   }
 
   func settle(sequence: UInt64, taken: Bool) {
@@ -226,11 +244,19 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     var discarded: [UInt64] = []
     for settlement in settlements.withLock({ settlements in defer { settlements = [] }; return settlements }) {
       guard let tentative = core.tentative.removeValue(forKey: settlement.sequence) else { continue }
-      if tentative.isOpen {
-        core.open[tentative.slot] = nil
+      if tentative.isOpen, var chain = core.open.removeValue(forKey: tentative.slot),
+        let position = chain.firstIndex(of: settlement.sequence)
+      {
         if settlement.taken {
           core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state)
+          chain.remove(at: position)
+        } else {
+          // The ones computed after it started from its state, which the host's copy never
+          // became: the host asks for their actions instead.
+          for later in chain[(position + 1)...] { core.tentative[later]?.isOpen = false }
+          chain.removeSubrange(position...)
         }
+        if !chain.isEmpty { core.open[tentative.slot] = chain }
       }
       if !settlement.taken { discarded += tentative.runs }
     }
@@ -255,12 +281,12 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       throw DistributionError.protocolViolation("the host sent an action before its dependencies")
     }
     close(&core, slot: key, hostVersion: baseVersion)
-    guard var slot = try current(core.slots[key], baseVersion: baseVersion, patch: patch) else {
+    guard var slot = try current(&core, slot: key, baseVersion: baseVersion, patch: patch) else {
       return .stale(version: core.slots[key]?.version ?? Wire.emptyVersion)
     }
     var runs: [UInt64] = []
     let outcome = try reduce(
-      core.child, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, with: dependencies,
+      &core, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, with: dependencies,
       runs: &runs)
     core.slots[key] = Slot(version: outcome.version, state: slot.state)
     return .ran(outcome)
@@ -269,11 +295,11 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   /// Runs `action` on `state` with `dependencies`, keeping the effect bodies it returns, and
   /// describes the result.
   private func reduce(
-    _ child: Child, _ state: inout Child.State, at version: UInt64, action: Child.Action,
+    _ core: inout Core, _ state: inout Child.State, at version: UInt64, action: Child.Action,
     slot: [UInt8], with dependencies: DependencyValues, runs: inout [UInt64]
   ) throws -> Wire.Outcome {
     let before = state
-    let effect = DependencyValues.$current.withValue(dependencies) {
+    let effect = DependencyValues.$current.withValue(dependencies) { [child = core.child] in
       child.reduce(into: &state, action: action)
     }
     let patch = try states.patch(before, state)
@@ -283,27 +309,28 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       return run
     }
     return Wire.Outcome(
-      baseVersion: version, version: patch == nil ? version : version + 1, patch: patch, effect: portable)
+      baseVersion: version, version: patch == nil ? version : core.newVersion(), patch: patch, effect: portable)
   }
 
   /// A request for `key` arrived: the host's copy is at `hostVersion` (nil: it has none), which
-  /// says whether it took the slot's open tentative outcome. Its effect bodies wait for the
-  /// host's word in `settle`.
+  /// says which of the slot's open tentative outcomes it took last. None of them can be taken
+  /// after a request; their effect bodies wait for the host's word in `settle`.
   private func close(_ core: inout Core, slot key: [UInt8], hostVersion: UInt64?) {
-    guard let sequence = core.open.removeValue(forKey: key), var tentative = core.tentative[sequence]
-    else { return }
-    tentative.isOpen = false
-    core.tentative[sequence] = tentative
-    let outcome = tentative.outcome
-    if outcome.version != outcome.baseVersion, hostVersion == outcome.version {
-      core.slots[key] = Slot(version: outcome.version, state: tentative.state)
+    for sequence in core.open.removeValue(forKey: key) ?? [] {
+      guard let tentative = core.tentative[sequence] else { continue }
+      core.tentative[sequence]?.isOpen = false
+      if hostVersion == tentative.outcome.version {
+        core.slots[key] = Slot(version: tentative.outcome.version, state: tentative.state)
+      }
     }
   }
 
   /// The slot brought to the host's version, or nil when the request is based on another
   /// version than this worker's.
-  private func current(_ existing: Slot?, baseVersion: UInt64, patch: StatePatch?) throws -> Slot? {
-    let existing = baseVersion == Wire.emptyVersion ? nil : existing
+  private func current(
+    _ core: inout Core, slot key: [UInt8], baseVersion: UInt64, patch: StatePatch?
+  ) throws -> Slot? {
+    let existing = baseVersion == Wire.emptyVersion ? nil : core.slots[key]
     guard baseVersion == Wire.emptyVersion || existing?.version == baseVersion else { return nil }
     guard let patch else {
       guard let existing else {
@@ -311,6 +338,6 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       }
       return existing
     }
-    return Slot(version: baseVersion + 1, state: try states.apply(patch, existing?.state))
+    return Slot(version: core.newVersion(), state: try states.apply(patch, existing?.state))
   }
 }

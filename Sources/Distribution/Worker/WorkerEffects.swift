@@ -4,8 +4,12 @@ import Synchronization
 internal import Transport
 
 /// A worker's effect bodies: kept when the child reducer returns them, started and cancelled
-/// when the host says so, their actions forwarded to the host, each `send` returning once the
-/// host has processed the action.
+/// when the host says so, their actions streamed to the host in order.
+///
+/// A `send` returns once its action is written, not once the host has processed it: an effect
+/// that sends many actions pays no round trip per action. The host processes them in order and
+/// drops those of an effect it has cancelled; it acknowledges each, and a `send` waits only
+/// while `window` actions are unacknowledged, so a body cannot outrun the host without bound.
 ///
 /// Each action goes with its outcome on the worker's copy of the slot, when the `precomputer`
 /// can tell it: the host takes it instead of asking, which saves a round trip per action.
@@ -42,13 +46,20 @@ final class WorkerEffects: Sendable {
     var running: [UInt64: Task<Void, Never>] = [:]
     var nextQuestion: UInt64 = 0
     var asking: [UInt64: PendingAnswer] = [:]
-    var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    /// Actions written that the host has not acknowledged yet, and the sends waiting for
+    /// fewer than `window` of them.
+    var unacknowledged = 0
+    var blocked: [CheckedContinuation<Void, Never>] = []
     var isClosed = false
   }
 
   private struct PrecomputerReference {
     weak var precomputer: (any OutcomePrecomputer)?
   }
+
+  /// How many actions may be on their way to the host, or waiting there, before a `send`
+  /// waits: enough to keep both processes busy, few enough to bound what the host buffers.
+  static let window = 256
 
   private let state = Mutex(State())
   private let system: SocketActorSystem
@@ -149,22 +160,19 @@ final class WorkerEffects: Sendable {
 
   /// Cancels every effect and lets every waiting `send` and question return: the host is gone.
   func stop() {
-    let (tasks, waiting, sleeping, asking) = state.withLock { state in
+    let (tasks, blocked, sleeping, asking) = state.withLock { state in
       state.isClosed = true
       defer {
         state.kept = [:]
         state.running = [:]
-        state.waiting = [:]
+        state.blocked = []
         state.sleeping = [:]
         state.asking = [:]
       }
-      return (
-        Array(state.running.values), Array(state.waiting.values), Array(state.sleeping.values),
-        Array(state.asking.values)
-      )
+      return (Array(state.running.values), state.blocked, Array(state.sleeping.values), Array(state.asking.values))
     }
     for task in tasks { task.cancel() }
-    for continuation in waiting { continuation.resume() }
+    for continuation in blocked { continuation.resume() }
     for pending in sleeping { pending.end(throwing: CancellationError()) }
     for pending in asking { pending.fulfil(nil) }
     system.close()
@@ -179,7 +187,7 @@ final class WorkerEffects: Sendable {
       switch message {
       case let .start(run): state.kept[run] != nil
       case let .cancel(run): run <= state.nextRun
-      case let .processed(sequence, _): state.waiting[sequence] != nil
+      case let .processed(sequence, _): sequence <= state.nextSequence && state.unacknowledged > 0
       case let .woke(token): token <= state.nextSleep
       case let .answer(token, _): state.asking[token] != nil
       case .reportSettling, .ping: true
@@ -191,10 +199,14 @@ final class WorkerEffects: Sendable {
     case let .start(run): start(run)
     case let .cancel(run): cancel(run)
     case let .processed(sequence, tookOutcome):
-      // Settled before the effect goes on, so that its next action sees the slot as the host
-      // left it.
       precomputer?.settle(sequence: sequence, taken: tookOutcome)
-      state.withLock { $0.waiting.removeValue(forKey: sequence) }?.resume()
+      let unblocked = state.withLock { state in
+        state.unacknowledged -= 1
+        guard state.unacknowledged < Self.window else { return [CheckedContinuation<Void, Never>]() }
+        defer { state.blocked = [] }
+        return state.blocked
+      }
+      for continuation in unblocked { continuation.resume() }
     case let .woke(token):
       state.withLock { $0.sleeping.removeValue(forKey: token) }?.end(throwing: nil)
     case .reportSettling:
@@ -258,17 +270,26 @@ final class WorkerEffects: Sendable {
     send(.finished(run: run))
   }
 
+  /// Writes the action and returns at once, unless the host has `window` actions to
+  /// acknowledge: then it waits until it has fewer.
   private func forward(_ bytes: [UInt8], from run: UInt64, slot: [UInt8]) async {
+    let sequence = state.withLock { state -> UInt64? in
+      guard !state.isClosed else { return nil }
+      state.nextSequence += 1
+      state.unacknowledged += 1
+      return state.nextSequence
+    }
+    guard let sequence else { return }
+    let outcome = precomputer?.outcome(of: bytes, in: slot, sequence: sequence)
+    send(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
+    guard state.withLock({ $0.unacknowledged >= Self.window }) else { return }
     await withCheckedContinuation { continuation in
-      let sequence = state.withLock { state -> UInt64? in
-        guard !state.isClosed else { return nil }
-        state.nextSequence += 1
-        state.waiting[state.nextSequence] = continuation
-        return state.nextSequence
+      let isFree = state.withLock { state in
+        guard state.unacknowledged >= Self.window, !state.isClosed else { return true }
+        state.blocked.append(continuation)
+        return false
       }
-      guard let sequence else { return continuation.resume() }
-      let outcome = precomputer?.outcome(of: bytes, in: slot, sequence: sequence)
-      send(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
+      if isFree { continuation.resume() }
     }
   }
 

@@ -1,0 +1,132 @@
+import Bulkhead
+@testable import BulkheadDistribution
+import Examples
+import Foundation
+import Synchronization
+import Testing
+
+/// A worker's effect streams its actions to the host without waiting for each to be
+/// processed; the host still processes them in order, and drops those of an effect it has
+/// cancelled.
+@MainActor
+@Suite(.timeLimit(.minutes(2))) struct EffectStreamTests {
+  @Test func aWorkerRunsAheadOfASlowHostByAtMostItsWindow() async throws {
+    let trips = EffectTrips(hostWorkPerAction: .microseconds(100))
+    let composition = try Composition(
+      root: Payload(), placement: Placement(parsing: "store\n", file: "payload.placement"),
+      command: .executable(workerExecutable, app: "payload"), instrument: trips)
+    defer { composition.shutdown() }
+    let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+    let count = 1_000
+    await store.send(.store(.stream(count: count))).finish()
+    #expect(store.state.store.streamed == count)
+    #expect(store.state.streamedSeen == count)
+
+    let all = trips.all
+    try #require(all.count == count)
+    // Ahead: actions arrived while the one before them was still being processed.
+    let ahead = (1..<count).count { all[$0].arrived < all[$0 - 1].processed }
+    #expect(ahead > count / 2)
+    // By at most the window: action k is written only once action k - window was acknowledged,
+    // which the host does after it has processed it.
+    let window = WorkerEffects.window
+    #expect((window..<count).allSatisfy { all[$0].arrived > all[$0 - window].processed })
+  }
+
+  @Test func theActionsOfACancelledStreamAreDroppedAndTheWindowIsFreedForTheNext() async throws {
+    let local = Store(initialState: Streamer.State()) { Streamer() }
+    let composition = try Composition(
+      root: Streamer(), placement: Placement(parsing: "child\n", file: "streamer.placement"),
+      command: .loopback { Streamer() })
+    defer { composition.shutdown() }
+    let remote = Store(initialState: Streamer.State()) { composition.compose(Streamer()) }
+
+    for store in [local, remote] {
+      store.send(.stopAt(10))
+      // Cancelled by the parent at its tenth action, long before the stream's end.
+      await store.send(.child(.stream(count: 100_000))).finish()
+      store.send(.stopAt(nil))
+      // More than a window's worth: none of the dropped actions is still counted against it.
+      await store.send(.child(.stream(count: 3 * WorkerEffects.window))).finish()
+    }
+    #expect(remote.state == local.state)
+    #expect(remote.state.seen == 10 + 3 * WorkerEffects.window)
+    #expect(remote.state.child.streamed == remote.state.seen)
+  }
+}
+
+/// Every effect action the host processed, in order; each one holds the host for
+/// `hostWorkPerAction` first, as a slow parent would.
+private final class EffectTrips: BoundaryInstrument {
+  private let trips = Mutex<[EffectActionTrip]>([])
+  private let hostWorkPerAction: Duration
+
+  init(hostWorkPerAction: Duration) { self.hostWorkPerAction = hostWorkPerAction }
+
+  var all: [EffectActionTrip] { trips.withLock { $0 } }
+
+  func effectActionProcessed(_ action: EffectActionTrip) {
+    trips.withLock { $0.append(action) }
+    let end = ContinuousClock.now + hostWorkPerAction
+    while ContinuousClock.now < end {}
+  }
+}
+
+/// A parent that cancels its child's stream once it has seen `stopAt` of its actions.
+private struct Streamer: Reducer {
+  struct State: Equatable, Codable, Sendable {
+    var child = Child.State()
+    var seen = 0
+    var stopAt: Int?
+  }
+
+  enum Action: Equatable, Codable, Sendable {
+    case child(Child.Action)
+    case stopAt(Int?)
+  }
+
+  var body: some Reducer<State, Action> {
+    Scope(state: \.child, action: Action.child) { Child() }
+    Reduce { state, action in
+      switch action {
+      case .child(.streamed):
+        state.seen += 1
+        return state.seen == state.stopAt ? .send(.child(.stop)) : .none
+      case let .stopAt(count):
+        state.stopAt = count
+        return .none
+      case .child:
+        return .none
+      }
+    }
+  }
+
+  struct Child: Reducer {
+    struct State: Equatable, Codable, Sendable {
+      var streamed = 0
+    }
+
+    enum Action: Equatable, Codable, Sendable {
+      case stream(count: Int)
+      case streamed
+      case stop
+    }
+
+    private enum CancelID { case stream }
+
+    func reduce(into state: inout State, action: Action) -> Effect<Action> {
+      switch action {
+      case let .stream(count):
+        return .run { send in
+          for _ in 0..<count { await send(.streamed) }
+        }
+        .cancellable(id: CancelID.stream)
+      case .streamed:
+        state.streamed += 1
+        return .none
+      case .stop:
+        return .cancel(id: CancelID.stream)
+      }
+    }
+  }
+}
