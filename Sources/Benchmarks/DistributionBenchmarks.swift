@@ -36,13 +36,19 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   let streamed = 2_000
   let clock = ContinuousClock()
   var best = Duration.seconds(1000)
+  let streamCPUBefore = (host: processCPUTime(), worker: processCPUTime(of: worker))
   for _ in 0..<3 {
     best = min(best, await clock.measure { await small.send(.store(.stream(count: streamed))).finish() })
   }
+  let streamCPU = (
+    host: (processCPUTime() - streamCPUBefore.host) / Double(3 * streamed),
+    worker: (processCPUTime(of: worker) - streamCPUBefore.worker) / Double(3 * streamed)
+  )
   rows.append(
     Row(
-      name: "\(label) a stream of \(streamed) effect actions through the host, per action", value: microseconds(best) / Double(streamed),
-      unit: "µs", baseline: nil, goal: .ratio(label.hasPrefix("one") ? 0.5 : 0.2)))
+      name: "\(label) a stream of \(streamed) effect actions through the host, per action (CPU: host \(String(format: "%.1f", streamCPU.host / 1000)) µs, worker \(String(format: "%.1f", streamCPU.worker / 1000)) µs)",
+      value: microseconds(best) / Double(streamed), unit: "µs", baseline: nil,
+      goal: .ratio(label.hasPrefix("one") ? 0.5 : 0.2)))
 
   for items in [250, 25_000, 250_000] {
     let state = Payload.State(items: items)

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What a worker's effect body sent for its proxy in the host, in order: the thread reading
-/// the worker's effects connection pushes, the proxy's task takes one at a time.
+/// the worker's effects connection pushes, the proxy's task takes all it holds at once.
 ///
 /// Unlike an `AsyncStream`, a queue whose proxy stops early (its effect was cancelled) hands
 /// back what it still held, so that the worker hears those actions were dropped: it counts
@@ -11,28 +11,20 @@ import Synchronization
 /// let queue = DeliveryQueue<Int>()
 /// _ = queue.push(1)
 /// queue.finish()
-/// while let value = await queue.next() { print(value) }  // 1
+/// while case let values = await queue.next(), !values.isEmpty { print(values) }  // [1]
 /// ```
 final class DeliveryQueue<Element: Sendable>: Sendable {
   private struct State {
     var buffer: [Element] = []
-    /// Where the next element to take is in `buffer`.
-    var head = 0
-    var waiter: CheckedContinuation<Element?, Never>?
+    var waiter: CheckedContinuation<[Element], Never>?
     /// Nothing more will be pushed: the body ended, or its worker is gone.
     var isFinished = false
     /// The proxy stopped taking: pushes are refused from now on.
     var isEnded = false
 
-    mutating func take() -> Element? {
-      guard head < buffer.count else { return nil }
-      let element = buffer[head]
-      head += 1
-      if head == buffer.count {
-        buffer.removeAll(keepingCapacity: true)
-        head = 0
-      }
-      return element
+    mutating func takeAll() -> [Element] {
+      defer { buffer.removeAll(keepingCapacity: true) }
+      return buffer
     }
   }
 
@@ -40,7 +32,7 @@ final class DeliveryQueue<Element: Sendable>: Sendable {
 
   /// Adds `element` behind the others; false when the proxy has stopped taking.
   func push(_ element: Element) -> Bool {
-    let waiter = state.withLock { state -> CheckedContinuation<Element?, Never>?? in
+    let waiter = state.withLock { state -> CheckedContinuation<[Element], Never>?? in
       guard !state.isEnded, !state.isFinished else { return .none }
       if let waiter = state.waiter {
         state.waiter = nil
@@ -50,7 +42,7 @@ final class DeliveryQueue<Element: Sendable>: Sendable {
       return .some(nil)
     }
     guard let waiter else { return false }
-    waiter?.resume(returning: element)
+    waiter?.resume(returning: [element])
     return true
   }
 
@@ -61,25 +53,25 @@ final class DeliveryQueue<Element: Sendable>: Sendable {
       defer { state.waiter = nil }
       return state.waiter
     }
-    waiter?.resume(returning: nil)
+    waiter?.resume(returning: [])
   }
 
-  /// The next element, waiting for it if need be; nil once finished and empty, or as soon as
-  /// the calling task is cancelled (what is left stays for `end()`).
-  func next() async -> Element? {
-    let ready = state.withLock { state -> Element?? in
-      if Task.isCancelled { return .some(nil) }
-      return state.take().map { .some($0) }
+  /// The next elements, all that are held, waiting for one if need be; none once finished and
+  /// empty, or as soon as the calling task is cancelled (what is left stays for `end()`).
+  func next() async -> [Element] {
+    let ready = state.withLock { state -> [Element]? in
+      if Task.isCancelled { return [] }
+      return state.buffer.isEmpty ? nil : state.takeAll()
     }
     if let ready { return ready }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        let ready = state.withLock { state -> Element?? in
-          if Task.isCancelled || state.isEnded { return .some(nil) }
-          if let element = state.take() { return .some(element) }
-          if state.isFinished { return .some(nil) }
+        let ready = state.withLock { state -> [Element]? in
+          if Task.isCancelled || state.isEnded { return [] }
+          if !state.buffer.isEmpty { return state.takeAll() }
+          if state.isFinished { return [] }
           state.waiter = continuation
-          return .none
+          return nil
         }
         if let ready { continuation.resume(returning: ready) }
       }
@@ -88,7 +80,7 @@ final class DeliveryQueue<Element: Sendable>: Sendable {
         defer { state.waiter = nil }
         return state.waiter
       }
-      waiter?.resume(returning: nil)
+      waiter?.resume(returning: [])
     }
   }
 
@@ -96,11 +88,7 @@ final class DeliveryQueue<Element: Sendable>: Sendable {
   func end() -> [Element] {
     state.withLock { state in
       state.isEnded = true
-      defer {
-        state.buffer = []
-        state.head = 0
-      }
-      return Array(state.buffer[state.head...])
+      return state.takeAll()
     }
   }
 }

@@ -113,28 +113,27 @@ final class HostEffects: Sendable {
         self.send(.start(run: run), for: executor)
         await withTaskCancellationHandler {
           await withDiscardingTaskGroup { sleeps in
-            while let delivery = await deliveries.next() {
-              switch delivery {
-              case let .action(sequence, bytes, outcome, arrived):
-                guard let action = try? decode(bytes) else {
-                  // Ends every proxy of this worker, this one included, as lost.
-                  fail("an effect action of \(bytes.count) bytes does not decode")
-                  continue
+            while case let burst = await deliveries.next(), !burst.isEmpty {
+              var rest = burst[...]
+              while let first = rest.first {
+                switch first {
+                case .action:
+                  // Every action up to the next sleep or warning, in one go.
+                  let actions = rest.prefix { if case .action = $0 { true } else { false } }
+                  rest = rest.dropFirst(actions.count)
+                  await deliver(actions, to: send, decode: decode, outcomes: outcomes)
+                case let .sleep(token, duration):
+                  rest = rest.dropFirst()
+                  // On this task's executor: a test store sees the sleep as its own effect's.
+                  sleeps.addTask {
+                    guard (try? await dependencies.continuousClock.sleep(for: duration)) != nil else { return }
+                    self.send(.woke(token: token), for: executor)
+                  }
+                case let .warning(message):
+                  rest = rest.dropFirst()
+                  // Here, in the effect's task: a test store's warning handler hears it.
+                  reportWorkerWarning(message, boundary: boundary)
                 }
-                if let outcome { outcomes.offer(sequence, bytes, outcome) }
-                await send(action)
-                let took = outcome != nil && outcomes.settle(sequence)
-                outcomes.processed(arrived, bytes.count, took) { action }
-                self.send(.processed(sequence: sequence, tookOutcome: took), for: executor)
-              case let .sleep(token, duration):
-                // On this task's executor: a test store sees the sleep as its own effect's.
-                sleeps.addTask {
-                  guard (try? await dependencies.continuousClock.sleep(for: duration)) != nil else { return }
-                  self.send(.woke(token: token), for: executor)
-                }
-              case let .warning(message):
-                // Here, in the effect's task: a test store's warning handler hears it.
-                reportWorkerWarning(message, boundary: boundary)
               }
             }
             // The body ended in the worker, or the worker is gone: nothing will wake.
@@ -148,6 +147,33 @@ final class HostEffects: Sendable {
           self.send(.processed(sequence: sequence, tookOutcome: false))
         }
       })
+  }
+
+  /// Feeds a worker's effect actions to the store in order, and tells the worker each was
+  /// processed, in one write. When the store is on the main actor, all of them go in one hop
+  /// there rather than one hop each: a streaming effect's actions arrive in bursts.
+  private func deliver<Action: Sendable>(
+    _ deliveries: some Collection<Delivery>, to send: Send<Action>,
+    decode: @Sendable ([UInt8]) throws -> Action, outcomes: Outcomes
+  ) async {
+    var actions: [Arrival<Action>] = []
+    for case let .action(sequence, bytes, outcome, arrived) in deliveries {
+      guard let action = try? decode(bytes) else {
+        // Ends every proxy of this worker, this one included, as lost.
+        return fail("an effect action of \(bytes.count) bytes does not decode")
+      }
+      actions.append(Arrival(sequence: sequence, bytes: bytes, outcome: outcome, arrived: arrived, action: action))
+    }
+    let inOneHop = await send.inOneHop(actions) { arrival, send in arrival.process(outcomes: outcomes, deliver: send) }
+    var processed = inOneHop ?? []
+    if inOneHop == nil {
+      for arrival in actions {
+        if let outcome = arrival.outcome { outcomes.offer(arrival.sequence, arrival.bytes, outcome) }
+        await send(arrival.action)
+        processed.append(arrival.settle(outcomes: outcomes))
+      }
+    }
+    self.send(processed, for: send.executor)
   }
 
   /// Whether the worker answers a ping on this connection within `deadline`: a worker whose
@@ -267,10 +293,16 @@ final class HostEffects: Sendable {
   /// Sends `message`; one that can wake a worker's effect body keeps `executor` (a test
   /// store's) from settling until the worker says it has.
   private func send(_ message: Wire.EffectMessage, for executor: EffectExecutor? = nil) {
-    var messages = [message]
-    if message.wakesWorker {
+    send([message], for: executor)
+  }
+
+  /// Sends `messages` in order, in one write.
+  private func send(_ messages: [Wire.EffectMessage], for executor: EffectExecutor? = nil) {
+    var messages = messages
+    let waking = messages.count(where: \.wakesWorker)
+    if waking > 0 {
       let (starts, asks) = state.withLock { state -> (Bool, Bool) in
-        state.wakes += 1
+        state.wakes += UInt64(waking)
         guard state.waiting == nil, state.phase == .open, let executor else { return (false, false) }
         state.waiting = executor
         defer { state.asksForReports = true }
@@ -282,12 +314,37 @@ final class HostEffects: Sendable {
     // A write that fails (the worker is gone, or stopped reading past the send timeout)
     // ends the connection; the worker is then restarted like a crashed one.
     do {
-      for message in messages { try worker.post(message) }
+      try worker.post(messages)
     } catch where state.withLock({ $0.phase == .open }) {
       fail("a write to its effects connection failed: \(error)")
     } catch {
       // The worker was let go or is gone already: nothing is waiting for this message.
     }
+  }
+}
+
+/// One effect action as the host's proxy received it, decoded.
+private struct Arrival<Action: Sendable>: Sendable {
+  let sequence: UInt64
+  let bytes: [UInt8]
+  let outcome: Wire.Outcome?
+  let arrived: MonotonicInstant
+  let action: Action
+
+  /// Offers the worker's outcome, delivers the action with `deliver`, and returns what the
+  /// worker is told.
+  func process(outcomes: HostEffects.Outcomes, deliver: (Action) -> Void) -> Wire.EffectMessage {
+    if let outcome { outcomes.offer(sequence, bytes, outcome) }
+    deliver(action)
+    return settle(outcomes: outcomes)
+  }
+
+  /// Whether the host took the worker's outcome, reported to `outcomes`; the message that
+  /// tells the worker the action was processed.
+  func settle(outcomes: HostEffects.Outcomes) -> Wire.EffectMessage {
+    let took = outcome != nil && outcomes.settle(sequence)
+    outcomes.processed(arrived, bytes.count, took) { action }
+    return .processed(sequence: sequence, tookOutcome: took)
   }
 }
 

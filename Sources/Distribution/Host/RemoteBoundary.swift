@@ -24,6 +24,14 @@ final class RemoteBoundary: Sendable {
   /// How many workers serve the boundary: fixed, so read without the lock.
   private let workers: Int
   private let delay = Atomic<Int>(0)
+  /// The coding of the child's state and actions, made at the first action: finding out that
+  /// a type is `Codable` is a conformance lookup, too slow to repeat for every action.
+  private let codings = Mutex<(any Sendable)?>(nil)
+
+  private struct Codings<State, Action>: Sendable {
+    let states: ValueCoding<State>
+    let actions: ValueCoding<Action>
+  }
 
   /// What the host knows of one child state in a worker: its version and its value there.
   private struct Synced {
@@ -199,8 +207,7 @@ final class RemoteBoundary: Sendable {
   func reduce<Child: Reducer>(
     _: Child.Type, into state: inout Child.State, action: Child.Action, element: (any Sendable)?
   ) -> Effect<Child.Action> {
-    guard let states = ValueCoding(Child.State.self), let actions = ValueCoding(Child.Action.self)
-    else {
+    guard let (states, actions) = coding(Child.State.self, Child.Action.self) else {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
       return .none
     }
@@ -215,6 +222,16 @@ final class RemoteBoundary: Sendable {
     }
     let name = instrument.wantsActionNames ? Self.name(of: action) : nil
     return exchange(slot: slot, action: actionBytes, named: name, state: &state, states: states, actions: actions)
+  }
+
+  /// How the child's states and actions cross, made once; nil when either is not `Codable`.
+  private func coding<State, Action>(
+    _: State.Type, _: Action.Type
+  ) -> (ValueCoding<State>, ValueCoding<Action>)? {
+    if let made = codings.withLock({ $0 }) as? Codings<State, Action> { return (made.states, made.actions) }
+    guard let states = ValueCoding(State.self), let actions = ValueCoding(Action.self) else { return nil }
+    codings.withLock { $0 = Codings(states: states, actions: actions) }
+    return (states, actions)
   }
 
   /// Runs one action in its worker until a worker answers it, restarting workers that fail on

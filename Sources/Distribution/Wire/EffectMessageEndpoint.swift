@@ -27,4 +27,9 @@ extension EffectMessageEndpoint {
   nonisolated func post(_ message: Wire.EffectMessage) throws {
     try actorSystem.post(Self.id, method: "deliver(_:)", arguments: Wire.encode(message))
   }
+
+  /// Sends `messages` in order, in one write.
+  nonisolated func post(_ messages: [Wire.EffectMessage]) throws {
+    try actorSystem.post(Self.id, method: "deliver(_:)", each: messages.lazy.map(Wire.encode))
+  }
 }

@@ -190,10 +190,10 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
 
   func stop() { runner.stop() }
 
-  func outcome(of bytes: [UInt8], in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
+  func outcome(of action: any Sendable, in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
     withCore { core in
       guard core.host?.allowsRunningAhead == true, let dependencies = core.dependencies,
-        let base = tip(of: key, in: core), let action = try? actions.decode(bytes)
+        let base = tip(of: key, in: core), let action = action as? Child.Action
       else { return nil }
       var state = base.state
       var runs: [UInt64] = []

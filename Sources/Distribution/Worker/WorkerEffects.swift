@@ -8,8 +8,9 @@ internal import Transport
 ///
 /// A `send` returns once its action is written, not once the host has processed it: an effect
 /// that sends many actions pays no round trip per action. The host processes them in order and
-/// drops those of an effect it has cancelled; it acknowledges each, and a `send` waits only
-/// while `window` actions are unacknowledged, so a body cannot outrun the host without bound.
+/// drops those of an effect it has cancelled; it acknowledges each, and a `send` that finds
+/// `window` actions unacknowledged waits until half of them are, so a body cannot outrun the
+/// host without bound.
 ///
 /// Each action goes with its outcome on the worker's copy of the slot, when the `precomputer`
 /// can tell it: the host takes it instead of asking, which saves a round trip per action.
@@ -21,7 +22,9 @@ internal import Transport
 /// On the connection, the host's messages arrive at this worker's `WorkerEffectsEndpoint`, and
 /// this worker's go to the host's `HostEndpoint`.
 final class WorkerEffects: Sendable {
-  typealias Body = @Sendable (_ forward: @escaping @Sendable ([UInt8]) async -> Void) async -> Void
+  /// An effect body with its action type erased: it forwards each action encoded, and as it is
+  /// (for the precomputer, which would otherwise decode it again).
+  typealias Body = @Sendable (_ forward: @escaping @Sendable ([UInt8], any Sendable) async -> Void) async -> Void
 
   private struct Kept {
     let body: Body
@@ -47,7 +50,7 @@ final class WorkerEffects: Sendable {
     var nextQuestion: UInt64 = 0
     var asking: [UInt64: PendingAnswer] = [:]
     /// Actions written that the host has not acknowledged yet, and the sends waiting for
-    /// fewer than `window` of them.
+    /// fewer of them.
     var unacknowledged = 0
     var blocked: [CheckedContinuation<Void, Never>] = []
     var isClosed = false
@@ -96,7 +99,7 @@ final class WorkerEffects: Sendable {
         Send(
           forward: { action in
             guard let bytes = try? encode(action) else { return }
-            await forward(bytes)
+            await forward(bytes, action)
           }, executor: nil))
     }
     return state.withLock { state in
@@ -202,7 +205,8 @@ final class WorkerEffects: Sendable {
       precomputer?.settle(sequence: sequence, taken: tookOutcome)
       let unblocked = state.withLock { state in
         state.unacknowledged -= 1
-        guard state.unacknowledged < Self.window else { return [CheckedContinuation<Void, Never>]() }
+        // Half a window at least, so that a body that waits goes on with a burst, not one at a time.
+        guard state.unacknowledged <= Self.window / 2 else { return [CheckedContinuation<Void, Never>]() }
         defer { state.blocked = [] }
         return state.blocked
       }
@@ -249,7 +253,9 @@ final class WorkerEffects: Sendable {
         }
         await withRuntimeWarningHandler(warn) {
           await Self.$currentRun.withValue(run) {
-            await kept.body { [weak self] bytes in await self?.forward(bytes, from: run, slot: kept.slot) }
+            await kept.body { [weak self] bytes, action in
+              await self?.forward(bytes, action, from: run, slot: kept.slot)
+            }
           }
         }
         self.finish(run)
@@ -271,8 +277,8 @@ final class WorkerEffects: Sendable {
   }
 
   /// Writes the action and returns at once, unless the host has `window` actions to
-  /// acknowledge: then it waits until it has fewer.
-  private func forward(_ bytes: [UInt8], from run: UInt64, slot: [UInt8]) async {
+  /// acknowledge: then it waits until it has half as many.
+  private func forward(_ bytes: [UInt8], _ action: any Sendable, from run: UInt64, slot: [UInt8]) async {
     let sequence = state.withLock { state -> UInt64? in
       guard !state.isClosed else { return nil }
       state.nextSequence += 1
@@ -280,7 +286,7 @@ final class WorkerEffects: Sendable {
       return state.nextSequence
     }
     guard let sequence else { return }
-    let outcome = precomputer?.outcome(of: bytes, in: slot, sequence: sequence)
+    let outcome = precomputer?.outcome(of: action, in: slot, sequence: sequence)
     send(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
     guard state.withLock({ $0.unacknowledged >= Self.window }) else { return }
     await withCheckedContinuation { continuation in
@@ -323,7 +329,7 @@ final class PendingAnswer: Sendable {
 protocol OutcomePrecomputer: AnyObject, Sendable {
   /// The outcome of `action` on `slot`, kept tentatively under `sequence`; nil when it cannot
   /// be told now.
-  func outcome(of action: [UInt8], in slot: [UInt8], sequence: UInt64) -> Wire.Outcome?
+  func outcome(of action: any Sendable, in slot: [UInt8], sequence: UInt64) -> Wire.Outcome?
   /// The host processed action `sequence` and `taken` says whether it used the outcome.
   func settle(sequence: UInt64, taken: Bool)
 }

@@ -13,6 +13,8 @@
 public struct Send<Action: Sendable>: Sendable {
   let body: @Sendable (Action) async -> Void
   package let executor: EffectExecutor?
+  /// The store's own delivery, when the store is on the main actor: see `inOneHop(_:_:)`.
+  let deliveredOnMainActor: (@MainActor @Sendable (Action) -> Void)?
 
   /// A `Send` that hands each action to `send`; useful for driving effects by hand.
   ///
@@ -24,14 +26,22 @@ public struct Send<Action: Sendable>: Sendable {
   }
 
   init(send: @escaping @MainActor @Sendable (Action) -> Void, executor: EffectExecutor?) {
-    self.init(forward: { action in await send(action) }, executor: executor)
+    self.init(forward: { action in await send(action) }, executor: executor, deliveredOnMainActor: send)
   }
 
   /// A send that hands each action to `forward`, which returns once the action is processed:
   /// how a worker's effects reach the host.
   package init(forward: @escaping @Sendable (Action) async -> Void, executor: EffectExecutor?) {
+    self.init(forward: forward, executor: executor, deliveredOnMainActor: nil)
+  }
+
+  private init(
+    forward: @escaping @Sendable (Action) async -> Void, executor: EffectExecutor?,
+    deliveredOnMainActor: (@MainActor @Sendable (Action) -> Void)?
+  ) {
     self.body = forward
     self.executor = executor
+    self.deliveredOnMainActor = deliveredOnMainActor
   }
 
   /// Sends `action` to the store, unless the effect has been cancelled.
@@ -46,7 +56,34 @@ public struct Send<Action: Sendable>: Sendable {
     await body(action)
   }
 
+  /// Hands each of `items` to `each`, in order, with a synchronous send, all in one hop to the
+  /// store's actor, and returns their results; nil when the store has no synchronous delivery
+  /// (then send one at a time). For a burst of actions, such as those a worker's effect
+  /// streams to the host: one hop instead of one per action. Actions sent once the calling
+  /// task is cancelled are dropped, as `callAsFunction` drops them.
+  package func inOneHop<Item: Sendable, Result: Sendable>(
+    _ items: [Item], _ each: @escaping @Sendable (Item, _ send: (Action) -> Void) -> Result
+  ) async -> [Result]? {
+    guard let deliver = deliveredOnMainActor else { return nil }
+    executor?.sendDidStart()
+    defer { executor?.sendDidFinish() }
+    return await MainActor.run {
+      items.map { item in
+        each(item) { action in
+          guard !Task.isCancelled else { return }
+          deliver(action)
+        }
+      }
+    }
+  }
+
   func map<Child: Sendable>(_ transform: @escaping @Sendable (Child) -> Action) -> Send<Child> {
-    Send<Child>(forward: { [body] child in await body(transform(child)) }, executor: executor)
+    var deliverChild: (@MainActor @Sendable (Child) -> Void)?
+    if let deliver = deliveredOnMainActor {
+      deliverChild = { @MainActor child in deliver(transform(child)) }
+    }
+    return Send<Child>(
+      forward: { [body] child in await body(transform(child)) }, executor: executor,
+      deliveredOnMainActor: deliverChild)
   }
 }

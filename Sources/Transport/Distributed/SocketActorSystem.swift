@@ -307,8 +307,13 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// Sends the message `method` (its name and labels) to the `DirectlyCallable` actor `actor`
   /// on the peer, from any thread and without a task: it is written here, and not answered.
   package func post(_ actor: SocketActorID, method: String, arguments: [UInt8]) throws {
+    try post(actor, method: method, each: CollectionOfOne(arguments))
+  }
+
+  /// Sends the message `method` once for each arguments in `each`, in order, in one write.
+  package func post(_ actor: SocketActorID, method: String, each: some Collection<[UInt8]>) throws {
     do {
-      try write(call: 0, actor, target: TargetResolution.namedPrefix + method, arguments: arguments)
+      try write(calls: 0, actor, target: TargetResolution.namedPrefix + method, each: each)
     } catch {
       throw RemoteCallError.peerDisconnected
     }
@@ -325,16 +330,24 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Writes a call, naming its target by number, and by name too the first time.
   private func write(call id: UInt64, _ actor: SocketActorID, target identifier: String, arguments: [UInt8]) throws {
+    try write(calls: id, actor, target: identifier, each: CollectionOfOne(arguments))
+  }
+
+  /// Writes a call with id `id` for each arguments in `each`, in one write.
+  private func write(
+    calls id: UInt64, _ actor: SocketActorID, target identifier: String, each: some Collection<[UInt8]>
+  ) throws {
     try writer.withLock { writer in
       let number = writer.targets[identifier]
       let assigned = number ?? UInt64(writer.targets.count)
       if number == nil { writer.targets[identifier] = assigned }
-      let envelope = Envelope.call(
-        id: id, actor: actor, target: assigned, definition: number == nil ? identifier : nil,
-        arguments: arguments)
-      let frame = envelope.frame
-      try writer.half.connection.send(frame)
-      traffic.sent.add(frame.payload.count, ordering: .relaxed)
+      var definition = number == nil ? identifier : nil
+      let frames = each.map { arguments in
+        defer { definition = nil }
+        return Envelope.call(id: id, actor: actor, target: assigned, definition: definition, arguments: arguments).frame
+      }
+      try writer.half.connection.send(frames)
+      traffic.sent.add(frames.reduce(0) { $0 + $1.payload.count }, ordering: .relaxed)
     }
   }
 
