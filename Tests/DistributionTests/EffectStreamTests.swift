@@ -1,5 +1,6 @@
 import Bulkhead
 @testable import BulkheadDistribution
+import BulkheadTesting
 import Examples
 import Foundation
 import Synchronization
@@ -31,6 +32,22 @@ import Testing
     // which the host does after it has processed it.
     let window = WorkerEffects.window
     #expect((window..<count).allSatisfy { all[$0].arrived > all[$0 - window].processed })
+  }
+
+  @Test func aTestStoreReceivesAStreamedEffectsActionsOneByOne() async throws {
+    let composition = try Composition(
+      root: Payload(), placement: Placement(parsing: "store\n", file: "payload.placement"),
+      command: .executable(workerExecutable, app: "payload"))
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Payload.State()) { composition.compose(Payload()) }
+    await store.send(.store(.stream(count: 3)))
+    for count in 1...3 {
+      await store.receive(.store(.streamed)) {
+        $0.store.streamed = count
+        $0.streamedSeen = count
+      }
+    }
+    await store.finish()
   }
 
   @Test func theActionsOfACancelledStreamAreDroppedAndTheWindowIsFreedForTheNext() async throws {

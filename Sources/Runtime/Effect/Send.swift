@@ -3,7 +3,9 @@
 /// `await send(action)` returns after the store has processed `action`. Actions sent after
 /// the effect was cancelled are dropped — checked again by the store as the action is
 /// delivered, so an effect cancelled while its action waited for the store (by the action
-/// just before it) changes nothing either.
+/// just before it) changes nothing either. An effect that runs in a worker process is the
+/// exception: its `send` returns once the action is on its way to the host, which processes
+/// the actions in order, so that a stream of them does not wait a round trip each.
 ///
 /// ```swift
 /// return .run { send in
