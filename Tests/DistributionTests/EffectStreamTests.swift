@@ -50,6 +50,27 @@ import Testing
     await store.finish()
   }
 
+  @Test func aWorkerKilledInTheMiddleOfAStreamIsReplacedAndTheNextStreamFlows() async throws {
+    let events = Events()
+    let killer = KillAt(processed: 100)
+    let composition = try Composition(
+      root: Payload(), placement: Placement(parsing: "store\n", file: "payload.placement"),
+      command: .executable(workerExecutable, app: "payload"), instrument: killer, onEvent: events.append)
+    defer { composition.shutdown() }
+    killer.kill = { composition.killWorker(of: "store") }
+    let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+
+    await store.send(.store(.stream(count: 100_000))).finish()
+    #expect(await events.first { if case .effectsLost = $0 { true } else { false } } == .effectsLost(boundary: "store", count: 1))
+    let streamed = store.state.store.streamed
+    #expect(streamed >= 100 && streamed < 100_000)
+    #expect(store.state.streamedSeen == streamed)
+
+    await store.send(.store(.stream(count: 3 * WorkerEffects.window))).finish()
+    #expect(store.state.store.streamed == streamed + 3 * WorkerEffects.window)
+    #expect(store.state.streamedSeen == store.state.store.streamed)
+  }
+
   @Test func theActionsOfACancelledStreamAreDroppedAndTheWindowIsFreedForTheNext() async throws {
     let local = Store(initialState: Streamer.State()) { Streamer() }
     let composition = try Composition(
@@ -86,6 +107,32 @@ private final class EffectTrips: BoundaryInstrument {
     trips.withLock { $0.append(action) }
     let end = ContinuousClock.now + hostWorkPerAction
     while ContinuousClock.now < end {}
+  }
+}
+
+/// Kills the worker once the host has processed `processed` effect actions.
+private final class KillAt: BoundaryInstrument {
+  private let count = Mutex(0)
+  private let processed: Int
+  private let action = Mutex<(@Sendable () -> Void)?>(nil)
+
+  init(processed: Int) { self.processed = processed }
+
+  var kill: @Sendable () -> Void {
+    get {
+      let kill = action.withLock { $0 }
+      return kill ?? {}
+    }
+    set { action.withLock { $0 = newValue } }
+  }
+
+  func effectActionProcessed(_ action: EffectActionTrip) {
+    let seen = count.withLock { count -> Int in
+      count += 1
+      return count
+    }
+    guard seen == processed else { return }
+    kill()
   }
 }
 
