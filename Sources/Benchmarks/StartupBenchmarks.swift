@@ -82,23 +82,10 @@ private func poolMemory(_ command: WorkerCommand) throws -> (unique: Double, pro
     command: command)
   defer { composition.shutdown() }
   let workers = composition.processes.flatMap(\.pids)
-  let template = childProcesses().filter { !workers.contains($0) }
+  let template = composition.templatePID.map { [$0] } ?? []
   let unique = workers.map { memory(of: $0, "Private_Clean:") + memory(of: $0, "Private_Dirty:") }
   let proportional = (workers + template).map { memory(of: $0, "Pss:") }
   return (unique.reduce(0, +) / Double(max(1, unique.count)), proportional.reduce(0, +))
-}
-
-/// The processes whose parent is this one.
-private func childProcesses() -> [Int32] {
-  let own = getpid()
-  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-  return entries.compactMap(Int32.init).filter { pid in
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let end = stat.lastIndex(of: ")")
-    else { return false }
-    // After the name in parentheses: the state, then the parent's pid.
-    return stat[stat.index(after: end)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) } == own
-  }
 }
 
 /// A field in kilobytes of /proc/`pid`/`file` (smaps_rollup unless said), in megabytes.

@@ -137,6 +137,15 @@ public final class Composition: Sendable {
     order.map { Process(boundary: $0, pids: remotes[$0]?.pids ?? []) }
   }
 
+  /// The pid of the worker template that forks this composition's workers (see
+  /// `WorkerCommand.executable(_:app:)`); nil when there is none running: the workers are
+  /// spawned, or the template has died and the next worker starts another.
+  ///
+  /// ```swift
+  /// if let template = composition.templatePID { print("workers fork from \(template)") }
+  /// ```
+  public var templatePID: Int32? { templates?.pid }
+
   /// The private directory that holds the workers' sockets while they start; nil when every
   /// boundary is in the host.
   public var socketDirectory: String? { directory?.path }

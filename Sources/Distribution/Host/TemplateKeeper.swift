@@ -107,6 +107,11 @@ final class TemplateKeeper: Sendable {
     output(WorkerProcess.OutputLine(worker: Self.name, stream: .standardError, text: text))
   }
 
+  /// The pid of the running template; nil before the first worker, or once it has exited.
+  var pid: Int32? {
+    state.withLock { state in state.template.flatMap { $0.process.isRunning ? $0.process.pid : nil } }
+  }
+
   /// Lets the template go at shutdown (the roster sees its process out) and starts no other.
   func close() {
     let template = state.withLock { state in
