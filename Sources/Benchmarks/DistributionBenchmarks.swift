@@ -70,46 +70,8 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
     + instrumented
 }
 
-/// Starting a `child-worker` for a boundary until it has greeted the host, against spawning
-/// `/bin/true`, and the worker's resident memory then.
-func childWorkerStartupBenchmarks(bareSpawn milliseconds: Double) throws -> [Row] {
-  let (start, memory) = try startAndMeasure(try childWorker(app: "two-counters"))
-  return [
-    Row(name: "start child-worker to greeted", value: start, unit: "ms", baseline: milliseconds, goal: .ratio(1.5)),
-    Row(name: "child-worker resident memory when ready", value: memory, unit: "MB", baseline: nil),
-  ]
-}
-
-/// The best of ten starts of a one-worker composition, in milliseconds, and the worker's
-/// resident memory once ready, in megabytes.
-private func startAndMeasure(_ command: WorkerCommand) throws -> (Double, Double) {
-  let clock = ContinuousClock()
-  var best = Duration.seconds(1000)
-  var resident = 0.0
-  for _ in 0..<10 {
-    var composition: Composition?
-    best = min(best, try clock.measure {
-      composition = try Composition(
-        root: TwoCounters(), placement: Placement(file: "benchmark", entries: [.init(path: "counter1")]),
-        command: command, onOutput: { FileHandle.standardError.write(Data("[\($0.worker)] \($0.text)\n".utf8)) })
-    })
-    if let pid = composition?.processes.first?.pids.first { resident = max(resident, residentMegabytes(of: pid)) }
-    composition?.shutdown()
-  }
-  return (Double(best.components.seconds) * 1e3 + Double(best.components.attoseconds) / 1e15, resident)
-}
-
-/// VmRSS of process `pid`, from /proc.
-private func residentMegabytes(of pid: Int32) -> Double {
-  guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-    let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
-  else { return 0 }
-  return kilobytes / 1024
-}
-
 /// The `child-worker` built beside this benchmark, serving `app`.
-private func childWorker(app: String = "payload") throws -> WorkerCommand {
+func childWorker(app: String = "payload") throws -> WorkerCommand {
   let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("child-worker")
   guard FileManager.default.isExecutableFile(atPath: executable.path) else {

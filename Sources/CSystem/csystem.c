@@ -66,3 +66,7 @@ int bulkhead_wakeup_clear(int descriptor) {
   eventfd_t value;
   return eventfd_read(descriptor, &value);
 }
+
+int bulkhead_pipe(int descriptors[2]) {
+  return pipe2(descriptors, O_CLOEXEC);
+}

@@ -25,6 +25,9 @@ pid_t bulkhead_thread_id(void);
 /// CPU `cpu`.
 int bulkhead_pin_to_cpu(pid_t pid, int cpu);
 
+/// A pipe whose ends are closed in programs this process executes (pipe2 with O_CLOEXEC).
+int bulkhead_pipe(int descriptors[2]);
+
 /// A descriptor that one thread signals to wake another from `poll` (an eventfd), or -1.
 int bulkhead_wakeup_create(void);
 
@@ -33,5 +36,50 @@ int bulkhead_wakeup_signal(int descriptor);
 
 /// Makes the wakeup descriptor unreadable again.
 int bulkhead_wakeup_clear(int descriptor);
+
+// .. Worker templates (template.c) ..........................................................
+
+/// The longest request a worker template takes, in bytes.
+enum { bulkhead_template_request_limit = 1024 };
+
+/// How a worker template answers a request: the status, then a detail (the new worker's pid,
+/// an errno, or a count), and the new worker's pidfd with `bulkhead_template_started`.
+enum {
+  bulkhead_template_started = 0,
+  bulkhead_template_fork_failed = 1,
+  bulkhead_template_too_many_threads = 2,
+  bulkhead_template_no_thread_address = 3,
+  bulkhead_template_bad_request = 4,
+  /// The first answer, unasked: the template is ready for requests.
+  bulkhead_template_ready = 5,
+};
+
+/// Runs in each worker a template forks, on its only thread, with the request's text. Must
+/// not return.
+typedef void (*bulkhead_template_child)(void *context, const char *request);
+
+/// Serves a host's requests on `connection` until it closes, or `input` ends: for each, forks
+/// a worker whose parent is the template's parent, hands it the three descriptors that came
+/// with the request as its standard input, output and error, and calls `child` in it. Serves
+/// from a thread of its own (the calling thread waits), so that the new workers do not
+/// inherit the calling thread's caches of its thread id. 0 when the host let it go, -1 with
+/// errno on failure.
+int bulkhead_template_serve(int connection, int input, bulkhead_template_child child, void *context);
+
+/// Sends `length` bytes and `count` (at most 8) descriptors on a Unix socket: the bytes sent,
+/// or -1 with errno.
+ssize_t bulkhead_send_with_descriptors(int connection, const void *bytes, size_t length,
+                                       const int *descriptors, int count);
+
+/// Receives up to `capacity` bytes and up to `maximum` descriptors (close-on-exec; any more
+/// are closed), their number in `count`: the bytes received (0 at end of file), or -1 with
+/// errno (EMSGSIZE when the message or its descriptors did not fit, none of them kept).
+ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t capacity,
+                                          int *descriptors, int maximum, int *count);
+
+/// Waits for the child process of `pidfd` to exit and reaps it: `exited` is 1 when it exited
+/// (`status` its exit status), 0 when a signal ended it (`status` the signal). 0, or -1 with
+/// errno.
+int bulkhead_pidfd_wait(int pidfd, int *exited, int *status);
 
 #endif

@@ -13,7 +13,11 @@ extension BoundaryWorker {
   public static func main(apps: [ScriptedApp]) -> Never {
     let terminal = HostTerminal(program: CommandLine.arguments.first ?? "worker")
     do {
-      guard let role = try WorkerArguments(parsing: Array(CommandLine.arguments.dropFirst())) else {
+      let arguments = Array(CommandLine.arguments.dropFirst())
+      if let template = try TemplateArguments(parsing: arguments) {
+        serveAsTemplate(apps: apps, role: template, terminal: terminal)
+      }
+      guard let role = try WorkerArguments(parsing: arguments) else {
         throw DistributionError.usage(
           """
           this executable serves boundaries for a Bulkhead host, which starts it with \

@@ -46,6 +46,9 @@ public enum HostCommand {
       if let worker = try WorkerArguments(parsing: arguments) {
         BoundaryWorker.main(apps: apps, role: worker, terminal: terminal)
       }
+      if let template = try TemplateArguments(parsing: arguments) {
+        BoundaryWorker.serveAsTemplate(apps: apps, role: template, terminal: terminal)
+      }
       if let control = try ControlRequest(parsing: arguments, program: terminal.program) {
         await ControlCommand.run(control, terminal: terminal)
       }

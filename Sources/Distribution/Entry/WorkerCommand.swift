@@ -17,13 +17,27 @@ public struct WorkerCommand: Sendable {
   public let arguments: @Sendable (_ boundary: String) -> [String]
   /// Serves a boundary on a thread of the host's own instead of a process: for a loopback.
   let servesInProcess: (@Sendable (_ boundary: String, _ control: FramedConnection, _ effects: FramedConnection) -> Void)?
+  /// The arguments that start `executable` as a worker template, which forks each worker
+  /// (`WorkerTemplate`); nil when each worker is spawned.
+  let templateArguments: [String]?
 
   /// Workers that run `executable` with `arguments(boundary)`: for a worker that reads its
-  /// arguments its own way.
+  /// arguments its own way. Each worker is spawned.
   public init(executable: URL, arguments: @escaping @Sendable (_ boundary: String) -> [String]) {
     self.executable = executable
     self.arguments = arguments
     servesInProcess = nil
+    templateArguments = nil
+  }
+
+  /// The same workers, each spawned from the executable rather than forked from a worker
+  /// template: slower to start and larger (see "Worker templates" in the README).
+  ///
+  /// ```swift
+  /// let command = try WorkerCommand.executable(named: "child-worker", app: "timers").spawningEachWorker()
+  /// ```
+  public func spawningEachWorker() -> WorkerCommand {
+    WorkerCommand(executable: executable, arguments: arguments, servesInProcess: servesInProcess, templateArguments: nil)
   }
 
   /// No process at all: each worker of `root` is a thread of the host's own, talking to the
@@ -31,24 +45,31 @@ public struct WorkerCommand: Sendable {
   /// that need no process; a worker killed (`Composition.killWorker`) has its connections cut.
   /// `root` makes the app's root reducer on each worker's thread, as a worker's `main` would.
   static func loopback<Root: Reducer & SendableMetatype>(_ root: @escaping @Sendable () -> Root) -> WorkerCommand {
-    WorkerCommand(executable: URL(fileURLWithPath: "/proc/self/exe"), arguments: { _ in [] }) { boundary, control, effects in
-      try? BoundaryWorker.serve(root(), boundary: boundary, control: control, effects: effects)
-    }
+    WorkerCommand(
+      executable: URL(fileURLWithPath: "/proc/self/exe"), arguments: { _ in [] },
+      servesInProcess: { boundary, control, effects in
+        try? BoundaryWorker.serve(root(), boundary: boundary, control: control, effects: effects)
+      }, templateArguments: nil)
   }
 
   private init(
     executable: URL, arguments: @escaping @Sendable (String) -> [String],
-    servesInProcess: @escaping @Sendable (String, FramedConnection, FramedConnection) -> Void
+    servesInProcess: (@Sendable (String, FramedConnection, FramedConnection) -> Void)?, templateArguments: [String]?
   ) {
     self.executable = executable
     self.arguments = arguments
     self.servesInProcess = servesInProcess
+    self.templateArguments = templateArguments
   }
 
   /// Workers that are `executable` in the worker role of `app`: an executable whose `main`
   /// calls `HostCommand.main(apps:)` or `BoundaryWorker.main(apps:)` with an app named `app`.
+  /// They are forked from a worker template of `app` (the same executable started with
+  /// `TemplateArguments`) unless `spawningEachWorker()` or `BULKHEAD_ZYGOTE=off` says not to.
   public static func executable(_ executable: URL, app: String) -> WorkerCommand {
-    WorkerCommand(executable: executable) { WorkerArguments(app: app, boundary: $0).arguments }
+    WorkerCommand(
+      executable: executable, arguments: { WorkerArguments(app: app, boundary: $0).arguments }, servesInProcess: nil,
+      templateArguments: TemplateArguments(app: app).arguments)
   }
 
   /// Workers that are this process's own executable started again in the worker role of

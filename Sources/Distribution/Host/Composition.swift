@@ -26,6 +26,7 @@ public final class Composition: Sendable {
   private let order: [String]
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
+  private let templates: TemplateKeeper?
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
   /// What `timings(of:)` reads; nil when the composition records none.
@@ -68,17 +69,25 @@ public final class Composition: Sendable {
       remotes = [:]
       directory = nil
       monitor = nil
+      templates = nil
       return
     }
     let directory = try SocketDirectory.create()
     self.directory = directory
+    let templates = TemplateKeeper(command: command, directory: directory, roster: roster) { line in
+      onOutput(
+        WorkerOutput(
+          boundary: TemplateKeeper.name, worker: line.worker,
+          stream: line.stream == .standardOutput ? .standardOutput : .standardError, text: line.text))
+    }
+    self.templates = templates
     var remotes: [String: RemoteBoundary] = [:]
     for (number, entry) in placement.entries.enumerated() {
       let boundary = entry.path
       guard let expected = checker.greetings[boundary] else { continue }
       let plan = WorkerLaunchPlan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
-        deadline: entry.deadline, startupDeadline: entry.startupDeadline,
+        templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
         output: { line in
           onOutput(
             WorkerOutput(
@@ -128,6 +137,15 @@ public final class Composition: Sendable {
     order.map { Process(boundary: $0, pids: remotes[$0]?.pids ?? []) }
   }
 
+  /// The pid of the worker template that forks this composition's workers (see
+  /// `WorkerCommand.executable(_:app:)`); nil when there is none running: the workers are
+  /// spawned, or the template has died and the next worker starts another.
+  ///
+  /// ```swift
+  /// if let template = composition.templatePID { print("workers fork from \(template)") }
+  /// ```
+  public var templatePID: Int32? { templates?.pid }
+
   /// The private directory that holds the workers' sockets while they start; nil when every
   /// boundary is in the host.
   public var socketDirectory: String? { directory?.path }
@@ -172,6 +190,7 @@ public final class Composition: Sendable {
     control.withLock { $0 }?.stop()
     monitor?.stop()
     for remote in remotes.values { remote.stop() }
+    templates?.close()
     roster.stopAll(grace: .seconds(1))
     directory?.remove()
   }

@@ -10,6 +10,8 @@ struct WorkerLaunchPlan: Sendable {
   let command: WorkerCommand
   let directory: SocketDirectory
   let roster: WorkerRoster
+  /// Forks workers; nil when each is spawned.
+  let templates: TemplateKeeper?
   let deadline: Duration
   let startupDeadline: Duration
   let output: @Sendable (WorkerProcess.OutputLine) -> Void
@@ -61,9 +63,13 @@ final class WorkerLink: Sendable {
     try plan.directory.ensureExists()
     let listener = try UnixListener(path: plan.directory.path(for: name))
     defer { listener.close() }
-    let process = try WorkerProcess(
-      name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
-      socketPath: listener.path, secret: secret, output: plan.output)
+    let forked = plan.templates?.fork(
+      name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, within: plan.startupDeadline,
+      output: plan.output)
+    let process = try forked
+      ?? WorkerProcess(
+        name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
+        socketPath: listener.path, secret: secret, output: plan.output)
     guard plan.roster.admit(process) else {
       throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: "the composition is shutting down")
     }

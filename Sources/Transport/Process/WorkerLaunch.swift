@@ -28,7 +28,12 @@ package struct WorkerLaunch: Sendable {
   /// and Foundation closes every other descriptor in the children it starts), so the kernel
   /// closes it when the host dies, whenever that is, and end of file stays. The thread that
   /// reads standard input sees it, at the latest, as soon as it starts.
-  package static func receive() throws(TransportError) -> WorkerLaunch {
+  ///
+  /// A worker template passes `watchingInput: false`: it starts no thread to read its input,
+  /// and watches it itself (`TemplateServer`), so that it has no thread to lose when it forks.
+  package static func receive(watchingInput: Bool = true) throws(TransportError) -> WorkerLaunch {
+    // A worker forked from a template starts over, whatever the template's launch was.
+    launchState.store(LaunchState.launching, ordering: .releasing)
     _ = bulkhead_set_parent_death_signal(SIGKILL)
     var none = sigset_t()
     sigemptyset(&none)
@@ -50,6 +55,7 @@ package struct WorkerLaunch: Sendable {
     guard path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret) else {
       throw .authenticationFailed("standard input does not hold a launch from a Bulkhead host")
     }
+    guard watchingInput else { return WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret)) }
     // End of file means the host is gone or let this worker go. Before the worker has
     // proved itself, the attempt fails on its own and says why, or `connect` sees the mark
     // and exits: exiting here as well would race the attempt's message.

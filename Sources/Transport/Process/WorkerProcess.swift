@@ -25,6 +25,10 @@ package final class WorkerProcess: Sendable {
     package let worker: String
     package let stream: Stream
     package let text: String
+
+    package init(worker: String, stream: Stream, text: String) {
+      (self.worker, self.stream, self.text) = (worker, stream, text)
+    }
   }
 
   /// How a worker ended.
@@ -42,8 +46,9 @@ package final class WorkerProcess: Sendable {
 
   package let name: String
   package let pid: pid_t
-  /// Kept so that the owner's release of this object releases the `Process` too.
-  private let process: Process
+  /// Kept so that the owner's release of this object releases the `Process` too; nil for a
+  /// worker a template forked, which Foundation knows nothing of.
+  private let process: Process?
   private let life: WorkerLife
 
   /// Starts `executable` and hands it `socketPath` and `secret` on standard input.
@@ -63,6 +68,76 @@ package final class WorkerProcess: Sendable {
         output: output)
     }
     self.life = life
+  }
+
+  /// Asks `template` for a new worker (a copy of the template, which serves `request`) and
+  /// hands it `socketPath` and `secret` on standard input, as a spawned worker gets them.
+  ///
+  /// The worker is this process's child, as a spawned one is: the host reaps it, and its
+  /// parent-death signal follows the host, not the template.
+  package init(
+    name: String, forkedBy template: WorkerTemplate, request: String, socketPath: String, secret: LaunchSecret,
+    output: @escaping @Sendable (OutputLine) -> Void
+  ) throws {
+    self.name = name
+    let life = WorkerLife()
+    let input = try Self.pipe()
+    let standardOutput: (read: Int32, write: Int32)
+    let standardError: (read: Int32, write: Int32)
+    do {
+      standardOutput = try Self.pipe()
+      do {
+        standardError = try Self.pipe()
+      } catch {
+        for end in [standardOutput.read, standardOutput.write] { Glibc.close(end) }
+        throw error
+      }
+    } catch {
+      for end in [input.read, input.write] { Glibc.close(end) }
+      throw error
+    }
+    let started: (pid: pid_t, pidfd: Int32)
+    do {
+      defer { for end in [input.read, standardOutput.write, standardError.write] { Glibc.close(end) } }
+      started = try template.fork(request: request, descriptors: [input.read, standardOutput.write, standardError.write])
+    } catch {
+      for end in [input.write, standardOutput.read, standardError.read] { Glibc.close(end) }
+      throw error
+    }
+    pid = started.pid
+    process = nil
+    self.life = life
+    life.setInput(FileHandle(fileDescriptor: input.write, closeOnDealloc: true))
+    life.started(pid: started.pid, pidfd: started.pidfd)
+    // The process is this one's child: reaped here, through a copy of the pidfd that the
+    // exit, which closes the original, cannot close under the wait.
+    let reaping = dup(started.pidfd)
+    DetachedThread.run {
+      var exited: Int32 = 0
+      var status: Int32 = 0
+      let waited = bulkhead_pidfd_wait(reaping, &exited, &status)
+      Glibc.close(reaping)
+      life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
+    }
+    for (descriptor, stream) in [(standardOutput.read, OutputLine.Stream.standardOutput), (standardError.read, .standardError)] {
+      Self.forwardLines(
+        of: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), as: stream, from: name, to: output, life: life)
+    }
+    do {
+      try life.write(Array("\(socketPath)\n\(secret.text)\n".utf8))
+    } catch {
+      _ = life.signal(SIGKILL)
+      throw error
+    }
+  }
+
+  /// A pipe whose ends are closed in programs this process starts.
+  private static func pipe() throws(TransportError) -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [0, 0]
+    guard bulkhead_pipe(&ends) == 0 else {
+      throw .system(call: "pipe2", errno: errno, context: "the standard streams of a worker")
+    }
+    return (ends[0], ends[1])
   }
 
   /// Releases what the host holds for the worker that is still open: closes its standard

@@ -1,0 +1,245 @@
+// A worker template ("zygote"): a process that has loaded a worker's code once and forks a
+// new worker for each request from its host, so that workers start without exec and share
+// the template's pages copy-on-write. See `WorkerTemplate` (the host's side) and
+// `TemplateRole` (the template's Swift side).
+#define _GNU_SOURCE
+#include "csystem.h"
+#include <dirent.h>
+#include <errno.h>
+#include <linux/futex.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+enum { maximum_descriptors = 8 };
+
+ssize_t bulkhead_send_with_descriptors(int connection, const void *bytes, size_t length,
+                                       const int *descriptors, int count) {
+  if (count < 0 || count > maximum_descriptors) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct iovec part = {.iov_base = (void *)bytes, .iov_len = length};
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * maximum_descriptors)];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof(control));
+  struct msghdr message = {.msg_iov = &part, .msg_iovlen = 1};
+  if (count > 0) {
+    message.msg_control = control.buffer;
+    message.msg_controllen = CMSG_SPACE(sizeof(int) * count);
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int) * count);
+    memcpy(CMSG_DATA(header), descriptors, sizeof(int) * count);
+  }
+  ssize_t sent;
+  do {
+    sent = sendmsg(connection, &message, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent;
+}
+
+ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t capacity,
+                                          int *descriptors, int maximum, int *count) {
+  *count = 0;
+  struct iovec part = {.iov_base = bytes, .iov_len = capacity};
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * maximum_descriptors)];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message = {
+      .msg_iov = &part, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof(control.buffer)};
+  ssize_t received;
+  do {
+    received = recvmsg(connection, &message, MSG_CMSG_CLOEXEC);
+  } while (received < 0 && errno == EINTR);
+  if (received < 0) return -1;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+    int arrived = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    int *data = (int *)CMSG_DATA(header);
+    for (int index = 0; index < arrived; index++) {
+      // More than the caller takes: closed here, so that none is left open unseen.
+      if (*count < maximum) descriptors[(*count)++] = data[index];
+      else close(data[index]);
+    }
+  }
+  if (message.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) {
+    for (int index = 0; index < *count; index++) close(descriptors[index]);
+    *count = 0;
+    errno = EMSGSIZE;
+    return -1;
+  }
+  return received;
+}
+
+int bulkhead_pidfd_wait(int pidfd, int *exited, int *status) {
+  siginfo_t info;
+  memset(&info, 0, sizeof(info));
+  int result;
+  do {
+    result = waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, WEXITED);
+  } while (result < 0 && errno == EINTR);
+  if (result < 0) return -1;
+  *exited = info.si_code == CLD_EXITED;
+  *status = info.si_status;
+  return 0;
+}
+
+/// The number of threads of this process, from /proc/self/task; -1 if it cannot be read.
+static int thread_count(void) {
+  DIR *tasks = opendir("/proc/self/task");
+  if (tasks == NULL) return -1;
+  int count = 0;
+  struct dirent *entry;
+  while ((entry = readdir(tasks)) != NULL) {
+    if (entry->d_name[0] != '.') count++;
+  }
+  closedir(tasks);
+  return count;
+}
+
+struct template_server {
+  int connection;
+  int input;
+  bulkhead_template_child child;
+  void *context;
+  int result;
+};
+
+/// Answers a request: a status, a detail, and the new worker's pidfd when it started.
+static void reply(int connection, int32_t status, int32_t detail, int pidfd) {
+  int32_t answer[2] = {status, detail};
+  (void)bulkhead_send_with_descriptors(connection, answer, sizeof(answer), &pidfd, pidfd >= 0 ? 1 : 0);
+}
+
+/// Becomes a worker: takes the request's descriptors as standard input, output and error,
+/// closes every other descriptor the template had, and runs the child's code, which never
+/// returns. Runs in the new process, on its only thread.
+static void become_worker(struct template_server *server, const int *descriptors, const char *request,
+                          struct robust_list_head *robust, size_t robust_length) {
+  // What glibc's fork does in the child besides the clone itself: the kernel forgets the
+  // robust-futex list of a new process. (The thread id glibc keeps is written by the kernel,
+  // CLONE_CHILD_SETTID; the pid is not cached by glibc since 2.25.)
+  if (robust != NULL) syscall(SYS_set_robust_list, robust, robust_length);
+  for (int target = 0; target < 3; target++) {
+    if (dup2(descriptors[target], target) < 0) _exit(71);
+  }
+  if (syscall(SYS_close_range, 3, ~0U, 0) != 0) {
+    for (int descriptor = 3; descriptor < 65536; descriptor++) close(descriptor);
+  }
+  server->child(server->context, request);
+  _exit(70);
+}
+
+/// Forks one worker for `request`, with `descriptors` (standard input, output and error) as
+/// its own, and with the template's parent as its parent (CLONE_PARENT): the host reaps it,
+/// sees it exit through the pidfd, and its parent-death signal follows the host.
+static void fork_worker(struct template_server *server, const int *descriptors, const char *request,
+                        int *tid_address, struct robust_list_head *robust, size_t robust_length) {
+  // The main thread waits in pthread_join and this one: anything more (a Dispatch or Swift
+  // concurrency thread started by the app's code) may hold a lock the new worker would
+  // never see released.
+  int threads = thread_count();
+  if (threads != 2) {
+    reply(server->connection, bulkhead_template_too_many_threads, threads, -1);
+    return;
+  }
+  if (tid_address == NULL) {
+    reply(server->connection, bulkhead_template_no_thread_address, 0, -1);
+    return;
+  }
+  fflush(NULL);
+  int pidfd = -1;
+  struct clone_args arguments;
+  memset(&arguments, 0, sizeof(arguments));
+  arguments.flags = CLONE_PARENT | CLONE_PIDFD | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+  arguments.pidfd = (uint64_t)(uintptr_t)&pidfd;
+  arguments.child_tid = (uint64_t)(uintptr_t)tid_address;
+  // The new worker signals its parent (the host) as the template does, SIGCHLD; clone3 takes
+  // no signal of its own with CLONE_PARENT.
+  arguments.exit_signal = 0;
+  long pid = syscall(SYS_clone3, &arguments, sizeof(arguments));
+  if (pid == 0) become_worker(server, descriptors, request, robust, robust_length);
+  if (pid < 0) {
+    reply(server->connection, bulkhead_template_fork_failed, errno, -1);
+    return;
+  }
+  reply(server->connection, bulkhead_template_started, (int32_t)pid, pidfd);
+  close(pidfd);
+}
+
+static void *serve_requests(void *raw) {
+  struct template_server *server = raw;
+  // Where glibc keeps this thread's id, which the kernel clears when the thread exits: the
+  // new worker's copy of it must hold the worker's own id.
+  int *tid_address = NULL;
+  if (prctl(PR_GET_TID_ADDRESS, &tid_address) != 0) tid_address = NULL;
+  struct robust_list_head *robust = NULL;
+  size_t robust_length = 0;
+  if (syscall(SYS_get_robust_list, 0, &robust, &robust_length) != 0) robust = NULL;
+  char request[bulkhead_template_request_limit + 1];
+  // The host asks nothing before this: whatever it sent earlier could have been read with
+  // the handshake, and its descriptors lost.
+  reply(server->connection, bulkhead_template_ready, 0, -1);
+  for (;;) {
+    struct pollfd watched[2] = {{.fd = server->connection, .events = POLLIN}, {.fd = server->input, .events = POLLIN}};
+    if (poll(watched, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      server->result = -1;
+      return NULL;
+    }
+    // Input ends (or anything arrives on it) when the host lets the template go.
+    if (watched[1].revents != 0) return NULL;
+    if (watched[0].revents == 0) continue;
+    int descriptors[3];
+    int count = 0;
+    ssize_t length = bulkhead_receive_with_descriptors(
+        server->connection, request, bulkhead_template_request_limit, descriptors, 3, &count);
+    if (length == 0) return NULL;
+    if (length < 0) {
+      if (errno == EMSGSIZE) {
+        reply(server->connection, bulkhead_template_bad_request, 0, -1);
+        continue;
+      }
+      server->result = -1;
+      return NULL;
+    }
+    request[length] = 0;
+    if (count == 3 && memchr(request, 0, (size_t)length) == NULL) {
+      fork_worker(server, descriptors, request, tid_address, robust, robust_length);
+    } else {
+      reply(server->connection, bulkhead_template_bad_request, count, -1);
+    }
+    for (int index = 0; index < count; index++) close(descriptors[index]);
+  }
+}
+
+int bulkhead_template_serve(int connection, int input, bulkhead_template_child child, void *context) {
+  struct template_server server = {
+      .connection = connection, .input = input, .child = child, .context = context, .result = 0};
+  pthread_t thread;
+  int failed = pthread_create(&thread, NULL, serve_requests, &server);
+  if (failed != 0) {
+    errno = failed;
+    return -1;
+  }
+  pthread_join(thread, NULL);
+  return server.result;
+}

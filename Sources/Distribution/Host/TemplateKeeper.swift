@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+internal import Transport
+
+/// A composition's worker template (its "zygote"): started when the first worker is needed,
+/// started again when it has died, and given up after repeated failures, after which every
+/// worker is spawned. Whatever happens to the template, a worker still starts: a fork that
+/// fails is reported and the worker spawned instead.
+///
+/// Its output and what happens to it come out as lines of the worker named `zygote`.
+final class TemplateKeeper: Sendable {
+  private struct State {
+    var template: WorkerTemplate?
+    /// Failures since the last worker the template forked.
+    var failures = 0
+    var isClosed = false
+  }
+
+  /// Failures in a row after which the composition spawns its workers.
+  static let maximumFailures = 3
+  /// The template's name in its socket and output lines.
+  static let name = "zygote"
+  /// The environment variable that turns templates off: `BULKHEAD_ZYGOTE=off`.
+  static let switchVariable = "BULKHEAD_ZYGOTE"
+
+  private let state = Mutex(State())
+  private let executable: URL
+  private let arguments: [String]
+  private let directory: SocketDirectory
+  private let roster: WorkerRoster
+  private let output: @Sendable (WorkerProcess.OutputLine) -> Void
+
+  /// A keeper for `command`'s template; nil when the command has none, or the environment
+  /// turns templates off.
+  init?(
+    command: WorkerCommand, directory: SocketDirectory, roster: WorkerRoster,
+    output: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
+  ) {
+    guard let arguments = command.templateArguments, command.servesInProcess == nil,
+      ProcessInfo.processInfo.environment[Self.switchVariable] != "off"
+    else { return nil }
+    executable = command.executable
+    self.arguments = arguments
+    self.directory = directory
+    self.roster = roster
+    self.output = output
+  }
+
+  /// A new worker named `name` for `boundary`, forked from the template; nil when it must be
+  /// spawned instead (the template could not start or fork, and said why).
+  func fork(
+    name: String, boundary: String, socketPath: String, secret: LaunchSecret, within budget: Duration,
+    output workerOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
+  ) -> WorkerProcess? {
+    state.withLock { state in
+      guard !state.isClosed, state.failures < Self.maximumFailures else { return nil }
+      if let template = state.template, !template.process.isRunning {
+        say("the worker template (pid \(template.process.pid)) has exited; starting another")
+        template.close()
+        state.template = nil
+      }
+      let template: WorkerTemplate
+      if let running = state.template {
+        template = running
+      } else {
+        do {
+          template = try WorkerTemplate(
+            name: Self.name, executable: executable, arguments: arguments, directory: directory, within: budget,
+            output: output)
+        } catch {
+          fail(&state, "the worker template could not start (\(error))")
+          return nil
+        }
+        guard roster.admit(template.process) else {
+          template.close()
+          return nil
+        }
+        state.template = template
+      }
+      do {
+        let worker = try WorkerProcess(
+          name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret,
+          output: workerOutput)
+        state.failures = 0
+        return worker
+      } catch {
+        template.process.kill()
+        template.close()
+        state.template = nil
+        fail(&state, "the worker template (pid \(template.process.pid)) could not fork a worker for \(boundary) (\(error)); it is stopped")
+        return nil
+      }
+    }
+  }
+
+  /// Counts a failure and says what happens next.
+  private func fail(_ state: inout State, _ reason: String) {
+    state.failures += 1
+    let next =
+      state.failures < Self.maximumFailures
+      ? "this worker is spawned, and the next one asks a new template"
+      : "\(state.failures) failures in a row: every worker of this composition is spawned from now on"
+    say("\(reason); \(next)")
+  }
+
+  private func say(_ text: String) {
+    output(WorkerProcess.OutputLine(worker: Self.name, stream: .standardError, text: text))
+  }
+
+  /// The pid of the running template; nil before the first worker, or once it has exited.
+  var pid: Int32? {
+    state.withLock { state in state.template.flatMap { $0.process.isRunning ? $0.process.pid : nil } }
+  }
+
+  /// Lets the template go at shutdown (the roster sees its process out) and starts no other.
+  func close() {
+    let template = state.withLock { state in
+      state.isClosed = true
+      defer { state.template = nil }
+      return state.template
+    }
+    template?.close()
+  }
+}

@@ -1,0 +1,85 @@
+import Bulkhead
+import BulkheadDistribution
+import Examples
+import Foundation
+import Synchronization
+import Testing
+import Transport
+
+/// Workers forked from a worker template: they are the host's children (it reaps them, their
+/// parent-death signal follows it), the template is one more process that shutdown stops, and
+/// a template that dies is replaced while the workers it forked go on.
+@MainActor
+@Suite(.serialized) struct TemplateTests {
+  @Test func workersAreForkedFromOneTemplateAsTheHostsChildren() throws {
+    let composition = try composition(app: "timers", placement: "timers pool 3\n")
+    let workers = composition.processes.flatMap(\.pids)
+    let template = try #require(composition.templatePID)
+    #expect(workers.count == 3)
+    for pid in workers {
+      #expect(parent(of: pid) == getpid())
+      // Forked, not executed: a worker's command line is its template's.
+      #expect(commandLine(of: pid) == commandLine(of: template))
+    }
+    #expect(commandLine(of: template).contains("--bulkhead-zygote"))
+    composition.shutdown()
+    #expect(allExited(workers + [template]))
+    // Reaped by the host, the workers' parent: none is left a zombie.
+    #expect(workers.allSatisfy { !FileManager.default.fileExists(atPath: "/proc/\($0)") })
+  }
+
+  @Test func aTemplateThatDiesIsReplacedAndItsWorkersGoOn() async throws {
+    let events = Events()
+    let output = Mutex<[WorkerOutput]>([])
+    let composition = try Composition(
+      root: TwoCounters(), placement: Placement(parsing: "counter1\ncounter2\n", file: "two.placement"),
+      command: .executable(workerExecutable, app: "two-counters"), onEvent: events.append,
+      onOutput: { line in output.withLock { $0.append(line) } })
+    defer { composition.shutdown() }
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    let first = try #require(composition.templatePID)
+    kill(first, SIGKILL)
+    #expect(ProcessWatch.waitForExit(of: first, milliseconds: 5_000))
+
+    store.send(.counter1(.incrementButtonTapped))
+    #expect(store.state.counter1.count == 1)
+
+    let worker = try #require(composition.processes.first?.pids.first)
+    composition.killWorker(of: "counter1")
+    #expect(await events.first { $0 == .workerExited(boundary: "counter1", pid: worker) } != nil)
+    store.send(.counter1(.incrementButtonTapped))
+    #expect(store.state.counter1.count == 2)
+    let second = try #require(composition.templatePID)
+    #expect(second != first)
+    let successor = try #require(composition.processes.first?.pids.first)
+    #expect(parent(of: successor) == getpid())
+    #expect(commandLine(of: successor) == commandLine(of: second))
+    #expect(output.withLock { $0 }.contains { $0.worker == "zygote" && $0.text.contains("has exited; starting another") })
+  }
+
+  @Test func spawningEachWorkerStartsNoTemplate() throws {
+    guard let example = ExampleApp.named("two-counters") else { return }
+    let composition = try Composition(
+      root: example.root(), placement: Placement(parsing: "counter1\n", file: "two.placement"),
+      command: .executable(workerExecutable, app: "two-counters").spawningEachWorker())
+    defer { composition.shutdown() }
+    let worker = try #require(composition.processes.first?.pids.first)
+    #expect(composition.templatePID == nil)
+    #expect(commandLine(of: worker).contains("--bulkhead-worker"))
+  }
+}
+
+/// The parent pid of process `pid`, from /proc; nil once it is gone.
+private func parent(of pid: Int32) -> Int32? {
+  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    let end = stat.lastIndex(of: ")")
+  else { return nil }
+  // After the name in parentheses: the state, then the parent's pid.
+  return stat[stat.index(after: end)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
+}
+
+/// The arguments of process `pid`, from /proc.
+private func commandLine(of pid: Int32) -> [String] {
+  guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return [] }
+  return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+}
