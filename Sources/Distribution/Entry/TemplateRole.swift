@@ -43,9 +43,9 @@ extension BoundaryWorker {
         throw DistributionError.usage("a worker template is started by a Bulkhead host, not by hand")
       }
       let connection = try WorkerLaunch.receive(watchingInput: false).connect()
-      // The app's reducers, and the runtime's metadata for their types, made once here and
-      // shared by every worker forked afterwards.
-      _ = app.boundaries
+      // The app's reducers, the runtime's metadata for their types and what it knows of their
+      // conformances, made once here and shared by every worker forked afterwards.
+      warmUp(app.root())
       try TemplateServer.serve(connection) { boundary in
         main(apps: apps, role: WorkerArguments(app: role.app, boundary: boundary), terminal: terminal)
       }

@@ -59,6 +59,28 @@ public enum BoundaryWorker {
   }
 }
 
+extension BoundaryWorker {
+  /// Does once, in a worker template, what every worker forked from it would otherwise do
+  /// first for its boundary: finds out that the child's state and actions are `Codable` (a
+  /// conformance lookup that scans every loaded library, most of a forked worker's start when
+  /// each worker does it) and makes their metadata and names. Starts no thread: a template
+  /// must have only its own when it forks.
+  static func warmUp<Root: Reducer>(_ root: Root) {
+    var rehearsal = Rehearsal()
+    visitBoundaries(of: root, under: "", with: &rehearsal)
+  }
+}
+
+/// Visits every boundary as a worker serving it would, without serving.
+private struct Rehearsal: BoundaryVisitor {
+  mutating func visit<Child: Reducer>(_ child: Child, at path: String, kind: BoundaryDescription.Kind) {
+    _ = ValueCoding(Child.State.self)
+    _ = ValueCoding(Child.Action.self)
+    _ = Wire.Greeting(boundary: path, child: Child.self)
+    _ = ObjectIdentifier(ChildServer<Child>.self)
+  }
+}
+
 /// Serves one boundary's requests.
 protocol BoundaryServer: Sendable {
   /// What the worker tells the host it serves.
