@@ -71,6 +71,18 @@ import Testing
     #expect(store.state.streamedSeen == store.state.store.streamed)
   }
 
+  @Test func anActionReachesTheHostEvenWhileItsEffectBlocksItsThread() async throws {
+    let composition = try Composition(
+      root: Streamer(), placement: Placement(parsing: "child\n", file: "streamer.placement"),
+      command: .loopback { Streamer() })
+    defer { composition.shutdown() }
+    let store = Store(initialState: Streamer.State()) { composition.compose(Streamer()) }
+    // The effect waits, without suspending, until the parent has seen its first action: that
+    // action must not wait for the effect to suspend before it is written.
+    await store.send(.child(.handshake)).finish()
+    #expect(store.state.child.handshake == .released)
+  }
+
   @Test func theActionsOfACancelledStreamAreDroppedAndTheWindowIsFreedForTheNext() async throws {
     let local = Store(initialState: Streamer.State()) { Streamer() }
     let composition = try Composition(
@@ -156,6 +168,9 @@ private struct Streamer: Reducer {
       case .child(.streamed):
         state.seen += 1
         return state.seen == state.stopAt ? .send(.child(.stop)) : .none
+      case .child(.handshakeSent):
+        Streamer.Child.parentSawHandshake.signal()
+        return .none
       case let .stopAt(count):
         state.stopAt = count
         return .none
@@ -168,13 +183,23 @@ private struct Streamer: Reducer {
   struct Child: Reducer {
     struct State: Equatable, Codable, Sendable {
       var streamed = 0
+      var handshake: Handshake?
     }
+
+    enum Handshake: Equatable, Codable, Sendable { case released, stuck }
 
     enum Action: Equatable, Codable, Sendable {
       case stream(count: Int)
       case streamed
       case stop
+      case handshake
+      case handshakeSent
+      case handshakeEnded(Handshake)
     }
+
+    /// Signalled by the parent, in the host, when it sees `handshakeSent`; the worker is a
+    /// thread of this process.
+    static let parentSawHandshake = DispatchSemaphore(value: 0)
 
     private enum CancelID { case stream }
 
@@ -190,6 +215,17 @@ private struct Streamer: Reducer {
         return .none
       case .stop:
         return .cancel(id: CancelID.stream)
+      case .handshake:
+        return .run { send in
+          await send(.handshakeSent)
+          let seen = Self.parentSawHandshake.wait(timeout: .now() + 10) == .success
+          await send(.handshakeEnded(seen ? .released : .stuck))
+        }
+      case .handshakeSent:
+        return .none
+      case let .handshakeEnded(handshake):
+        state.handshake = handshake
+        return .none
       }
     }
   }

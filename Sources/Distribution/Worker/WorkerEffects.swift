@@ -64,7 +64,16 @@ final class WorkerEffects: Sendable {
   /// waits: enough to keep both processes busy, few enough to bound what the host buffers.
   static let window = 256
 
+  /// How many actions wait to be written together at most, and how long.
+  static let batch = 64
+  static let batchDelay = DispatchTimeInterval.microseconds(500)
+
   private let state = Mutex(State())
+  /// Actions written by effect bodies wait here, in order, until the bodies have nothing more
+  /// to run (the executor is idle), `batch` of them wait, or `batchDelay` has passed: a
+  /// streaming body's actions go out in a few writes rather than one each, and the host reads
+  /// them in a few reads. Any other message is written at once, behind them.
+  private let outgoing = Mutex<[Wire.EffectMessage]>([])
   private let system: SocketActorSystem
   private let host: HostEndpoint
   private let reference = Mutex(PrecomputerReference())
@@ -85,7 +94,10 @@ final class WorkerEffects: Sendable {
     box.value = self
     // The system keeps the endpoint the host sends to; the endpoint finds `self` through the box.
     _ = system.hosting(WorkerEffectsEndpoint.id) { WorkerEffectsEndpoint(effects: box, actorSystem: $0) }
-    executor.onChange { [weak self] in self?.reportIfSettled() }
+    executor.onChange { [weak self] in
+      self?.flush()
+      self?.reportIfSettled()
+    }
   }
 
   /// Keeps `body`, an effect of the child state in `slot`, until the host starts it, and
@@ -287,8 +299,10 @@ final class WorkerEffects: Sendable {
     }
     guard let sequence else { return }
     let outcome = precomputer?.outcome(of: action, in: slot, sequence: sequence)
-    send(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
+    queue(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
     guard state.withLock({ $0.unacknowledged >= Self.window }) else { return }
+    // The host acknowledges only what it has.
+    flush()
     await withCheckedContinuation { continuation in
       let isFree = state.withLock { state in
         guard state.unacknowledged >= Self.window, !state.isClosed else { return true }
@@ -299,10 +313,41 @@ final class WorkerEffects: Sendable {
     }
   }
 
+  /// Writes `message` now, behind the actions waiting to be written.
   private func send(_ message: Wire.EffectMessage) {
-    // A failed send means the host closed this connection: it retired this worker or is gone,
-    // and the end of the control connection stops the worker.
-    try? host.post(message)
+    write { $0.append(message) }
+  }
+
+  /// Adds an effect's action to those waiting to be written; writes them when there are
+  /// `batch`, and makes sure they wait no longer than `batchDelay`.
+  private func queue(_ action: Wire.EffectMessage) {
+    let count = outgoing.withLock { pending in
+      pending.append(action)
+      return pending.count
+    }
+    if count >= Self.batch {
+      flush()
+    } else if count == 1 {
+      DispatchQueue.global().asyncAfter(deadline: .now() + Self.batchDelay) { [weak self] in self?.flush() }
+    }
+  }
+
+  /// Writes the actions waiting to be written.
+  private func flush() {
+    write { _ in }
+  }
+
+  /// Writes what waits, after `adding` to it, in one write. Writes happen under the lock, so
+  /// that messages leave in the order they were added.
+  private func write(adding: (inout [Wire.EffectMessage]) -> Void) {
+    outgoing.withLock { pending in
+      adding(&pending)
+      guard !pending.isEmpty else { return }
+      defer { pending.removeAll(keepingCapacity: true) }
+      // A failed send means the host closed this connection: it retired this worker or is
+      // gone, and the end of the control connection stops the worker.
+      try? host.post(pending)
+    }
   }
 }
 
