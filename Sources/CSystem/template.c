@@ -129,6 +129,25 @@ static void reply(int connection, int32_t status, int32_t detail, int pidfd) {
   (void)bulkhead_send_with_descriptors(connection, answer, sizeof(answer), &pidfd, pidfd >= 0 ? 1 : 0);
 }
 
+/// Names this process a forked worker in its command line (/proc/PID/cmdline, which `ps` and
+/// `pgrep -f` read): the template's flag, `--bulkhead-zygote`, is overwritten in place with
+/// `--bulkhead-forked`, of the same length, so that a worker is not taken for the template.
+static void rename_as_worker(void) {
+  static const char template_flag[] = "--bulkhead-zygote";
+  static const char worker_flag[] = "--bulkhead-forked";
+  _Static_assert(sizeof(template_flag) == sizeof(worker_flag), "the flags must have the same length");
+  extern char *program_invocation_name;
+  // The arguments lie one after another in memory, each ending in NUL.
+  char *argument = program_invocation_name;
+  for (int index = 0; index < 4 && argument != NULL; index++) {
+    if (strcmp(argument, template_flag) == 0) {
+      memcpy(argument, worker_flag, sizeof(worker_flag));
+      return;
+    }
+    argument += strlen(argument) + 1;
+  }
+}
+
 /// Becomes a worker: takes the request's descriptors as standard input, output and error,
 /// closes every other descriptor the template had, and runs the child's code, which never
 /// returns. Runs in the new process, on its only thread.
@@ -144,6 +163,7 @@ static void become_worker(struct template_server *server, const int *descriptors
   if (syscall(SYS_close_range, 3, ~0U, 0) != 0) {
     for (int descriptor = 3; descriptor < 65536; descriptor++) close(descriptor);
   }
+  rename_as_worker();
   server->child(server->context, request);
   _exit(70);
 }

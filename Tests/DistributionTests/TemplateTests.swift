@@ -18,8 +18,9 @@ import Transport
     #expect(workers.count == 3)
     for pid in workers {
       #expect(parent(of: pid) == getpid())
-      // Forked, not executed: a worker's command line is its template's.
-      #expect(commandLine(of: pid) == commandLine(of: template))
+      // Forked, not executed: a worker's command line is its template's, with the template's
+      // flag renamed so that `ps` and `pgrep -f` tell them apart.
+      #expect(commandLine(of: pid) == forked(commandLine(of: template)))
     }
     #expect(commandLine(of: template).contains("--bulkhead-zygote"))
     composition.shutdown()
@@ -53,8 +54,26 @@ import Transport
     #expect(second != first)
     let successor = try #require(composition.processes.first?.pids.first)
     #expect(parent(of: successor) == getpid())
-    #expect(commandLine(of: successor) == commandLine(of: second))
+    #expect(commandLine(of: successor) == forked(commandLine(of: second)))
     #expect(output.withLock { $0 }.contains { $0.worker == "zygote" && $0.text.contains("has exited; starting another") })
+  }
+
+  @Test func aStoppedTemplateDelaysNeitherAWorkerNorShutdownForLong() async throws {
+    let composition = try composition(app: "two-counters", placement: "counter1\n")
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    let template = try #require(composition.templatePID)
+    let worker = try #require(composition.processes.first?.pids.first)
+    kill(template, SIGSTOP)
+    defer { kill(template, SIGCONT) }
+    composition.killWorker(of: "counter1")
+    #expect(ProcessWatch.waitForExit(of: worker, milliseconds: 5_000))
+    // The fork is given up after its deadline, the worker spawned instead.
+    let clock = ContinuousClock()
+    let restart = clock.measure { store.send(.counter1(.incrementButtonTapped)) }
+    #expect(store.state.counter1.count == 1)
+    #expect(restart < WorkerTemplate.forkDeadline + .seconds(5), "the restart took \(restart)")
+    let shutdown = clock.measure { composition.shutdown() }
+    #expect(shutdown < .seconds(5), "shutdown took \(shutdown)")
   }
 
   @Test func spawningEachWorkerStartsNoTemplate() throws {
@@ -82,4 +101,9 @@ private func parent(of pid: Int32) -> Int32? {
 private func commandLine(of pid: Int32) -> [String] {
   guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return [] }
   return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+}
+
+/// `arguments` with the template's flag as a forked worker's command line shows it.
+private func forked(_ arguments: [String]) -> [String] {
+  arguments.map { $0 == "--bulkhead-zygote" ? "--bulkhead-forked" : $0 }
 }

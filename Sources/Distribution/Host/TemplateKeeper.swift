@@ -24,6 +24,8 @@ final class TemplateKeeper: Sendable {
   static let switchVariable = "BULKHEAD_ZYGOTE"
 
   private let state = Mutex(State())
+  /// Held while a worker is forked (or the template started for it): requests go one at a time.
+  private let forking = Mutex(())
   private let executable: URL
   private let arguments: [String]
   private let directory: SocketDirectory
@@ -47,50 +49,64 @@ final class TemplateKeeper: Sendable {
   }
 
   /// A new worker named `name` for `boundary`, forked from the template; nil when it must be
-  /// spawned instead (the template could not start or fork, and said why).
+  /// spawned instead (the template could not start or fork, and said why). One worker at a
+  /// time: a fork waits at most `WorkerTemplate.forkDeadline`. `close()` never waits for it.
   func fork(
     name: String, boundary: String, socketPath: String, secret: LaunchSecret, within budget: Duration,
     output workerOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
   ) -> WorkerProcess? {
-    state.withLock { state in
-      guard !state.isClosed, state.failures < Self.maximumFailures else { return nil }
+    forking.withLock { _ in
+      guard let template = running(within: budget) else { return nil }
+      do {
+        let worker = try WorkerProcess(
+          name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret,
+          output: workerOutput)
+        state.withLock { $0.failures = 0 }
+        return worker
+      } catch {
+        template.process.kill()
+        template.close()
+        state.withLock { state in
+          if state.template === template { state.template = nil }
+          fail(&state, "the worker template (pid \(template.process.pid)) could not fork a worker for \(boundary) (\(error)); it is stopped")
+        }
+        return nil
+      }
+    }
+  }
+
+  /// The running template, started now if there is none; nil when templates are given up
+  /// or closed, or one could not start (said why).
+  private func running(within budget: Duration) -> WorkerTemplate? {
+    let current = state.withLock { state -> WorkerTemplate?? in
+      guard !state.isClosed, state.failures < Self.maximumFailures else { return .some(nil) }
       if let template = state.template, !template.process.isRunning {
         say("the worker template (pid \(template.process.pid)) has exited; starting another")
         template.close()
         state.template = nil
       }
-      let template: WorkerTemplate
-      if let running = state.template {
-        template = running
-      } else {
-        do {
-          template = try WorkerTemplate(
-            name: Self.name, executable: executable, arguments: arguments, directory: directory, within: budget,
-            output: output)
-        } catch {
-          fail(&state, "the worker template could not start (\(error))")
-          return nil
-        }
-        guard roster.admit(template.process) else {
-          template.close()
-          return nil
-        }
-        state.template = template
-      }
-      do {
-        let worker = try WorkerProcess(
-          name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret,
-          output: workerOutput)
-        state.failures = 0
-        return worker
-      } catch {
-        template.process.kill()
-        template.close()
-        state.template = nil
-        fail(&state, "the worker template (pid \(template.process.pid)) could not fork a worker for \(boundary) (\(error)); it is stopped")
-        return nil
-      }
+      return state.template.map { .some($0) } ?? .none
     }
+    if let current { return current }
+    let template: WorkerTemplate
+    do {
+      template = try WorkerTemplate(
+        name: Self.name, executable: executable, arguments: arguments, directory: directory, within: budget,
+        output: output)
+    } catch {
+      state.withLock { fail(&$0, "the worker template could not start (\(error))") }
+      return nil
+    }
+    let isKept = roster.admit(template.process) && state.withLock { state in
+      guard !state.isClosed else { return false }
+      state.template = template
+      return true
+    }
+    guard isKept else {
+      template.close()
+      return nil
+    }
+    return template
   }
 
   /// Counts a failure and says what happens next.

@@ -27,11 +27,17 @@ import Synchronization
 package final class WorkerTemplate: Sendable {
   /// The template process itself.
   package let process: WorkerProcess
-  /// The descriptor of the template's connection; -1 once closed. The lock makes requests
-  /// one at a time.
-  private let connection: Mutex<Int32>
-  /// How long a request may wait for its answer.
-  private let deadline: Duration
+  /// The descriptor of the template's connection, for as long as `isClosed` is false.
+  private let connection: Int32
+  /// Whether the connection is closed; its lock makes requests one at a time.
+  private let isClosed = Mutex(false)
+  /// Whether the connection was shut down, which happens once, before it is closed: after
+  /// that its descriptor may be another file's.
+  private let isShutDown = Atomic(false)
+  /// How long a request for a worker may wait for its answer. A fork takes about a
+  /// millisecond; a template that takes longer is stopped or stuck, and the worker is better
+  /// spawned than waited for.
+  package static let forkDeadline = Duration.seconds(1)
 
   /// Starts the template and waits, at most `budget`, until it has proved itself.
   package init(
@@ -56,11 +62,10 @@ package final class WorkerTemplate: Sendable {
       process.kill()
       throw error
     }
-    connection = Mutex(descriptor)
+    connection = descriptor
     self.process = process
-    deadline = budget
     do {
-      let (status, detail, pidfd) = try answer(on: descriptor)
+      let (status, detail, pidfd) = try answer(on: descriptor, within: budget)
       guard status == bulkhead_template_ready, pidfd < 0 else {
         if pidfd >= 0 { Glibc.close(pidfd) }
         throw TransportError.malformed("the worker template (pid \(process.pid)) began with \(status), \(detail) instead of ready")
@@ -72,14 +77,17 @@ package final class WorkerTemplate: Sendable {
     }
   }
 
-  /// Waits, at most for the deadline, for the template's next answer: its status, detail and
-  /// the descriptor that came with it (-1 if none).
-  private func answer(on socket: Int32) throws(TransportError) -> (status: Int32, detail: Int32, descriptor: Int32) {
+  /// Waits, at most `deadline`, for the template's next answer: its status, detail and the
+  /// descriptor that came with it (-1 if none).
+  private func answer(
+    on socket: Int32, within deadline: Duration
+  ) throws(TransportError) -> (status: Int32, detail: Int32, descriptor: Int32) {
     var ready = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
     var waited: Int32
     repeat { waited = poll(&ready, 1, deadline.wholeMilliseconds) } while waited < 0 && errno == EINTR
     guard waited > 0 else {
-      throw .timedOut(path: "the worker template (pid \(process.pid))", milliseconds: deadline.wholeMilliseconds)
+      throw .malformed(
+        "the worker template (pid \(process.pid)) did not answer within \(deadline.wholeMilliseconds) ms: it is stopped or stuck")
     }
     var answer: [Int32] = [0, 0]
     var descriptor: Int32 = -1
@@ -105,15 +113,16 @@ package final class WorkerTemplate: Sendable {
     guard !bytes.isEmpty, bytes.count <= Int(bulkhead_template_request_limit), !bytes.contains(0) else {
       throw .malformed("a request to the worker template must be 1…\(bulkhead_template_request_limit) bytes without NUL: \(request.debugDescription)")
     }
-    return try connection.withLock { socket throws(TransportError) -> (pid: pid_t, pidfd: Int32) in
-      guard socket >= 0 else { throw gone }
+    return try isClosed.withLock { isClosed throws(TransportError) -> (pid: pid_t, pidfd: Int32) in
+      guard !isClosed else { throw gone }
+      let socket = connection
       let sent = bytes.withUnsafeBytes { bytes in
         descriptors.withUnsafeBufferPointer { descriptors in
           bulkhead_send_with_descriptors(socket, bytes.baseAddress, bytes.count, descriptors.baseAddress, Int32(descriptors.count))
         }
       }
       guard sent == bytes.count else { throw sent < 0 ? .system("sendmsg", "the worker template's socket") : gone }
-      let (status, detail, pidfd) = try answer(on: socket)
+      let (status, detail, pidfd) = try answer(on: socket, within: Self.forkDeadline)
       switch (status, pidfd >= 0) {
       case (Int32(bulkhead_template_started), true) where detail > 0:
         return (detail, pidfd)
@@ -133,11 +142,14 @@ package final class WorkerTemplate: Sendable {
   private var gone: TransportError { .processExited(name: process.name, pid: process.pid) }
 
   /// Lets the template go: closes its connection and its input, so that it exits. The
-  /// workers it forked go on.
+  /// workers it forked go on. A request waiting for the template's answer ends at once.
   package func close() {
-    connection.withLock { socket in
-      if socket >= 0 { Glibc.close(socket) }
-      socket = -1
+    // Wakes a request waiting in `poll` (closing the descriptor would not), so the lock is
+    // free soon after.
+    if !isShutDown.exchange(true, ordering: .acquiringAndReleasing) { shutdown(connection, Int32(SHUT_RDWR)) }
+    isClosed.withLock { isClosed in
+      if !isClosed { Glibc.close(connection) }
+      isClosed = true
     }
     process.closeInput()
   }
