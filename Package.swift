@@ -69,7 +69,7 @@ let package = Package(
         "Bulkhead", "BulkheadDistribution", "BulkheadTesting", "ExampleScripts", "Examples", "Transport",
         "child-worker", "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport",
       ]),
-    .testTarget(name: "TransportTests", dependencies: ["Transport", "TransportTestSupport", "transport-echo-worker"]),
+    .testTarget(name: "TransportTests", dependencies: ["CSystem", "Transport", "TransportTestSupport", "transport-echo-worker"]),
   ],
   swiftLanguageModes: [.v6]
 )

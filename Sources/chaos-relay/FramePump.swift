@@ -41,9 +41,10 @@ final class FramePump: @unchecked Sendable {
         }
         index += 1
         switch delivery {
-        case let .forward(frame):
+        case let .forward(forwarded):
           bytes.removeAll(keepingCapacity: true)
-          FramedConnection.append(frame, to: &bytes)
+          // The damage happens on the line: the frame keeps the checksum of what was sent.
+          FramedConnection.append(forwarded, to: &bytes, checksum: frame.checksum)
           try write(bytes)
         case let .cut(partial):
           try write(partial)

@@ -1,3 +1,4 @@
+import CSystem
 import Foundation
 import Testing
 import Transport
@@ -30,14 +31,29 @@ import Transport
   @Test func oversizedAndTruncatedFramesAreTypedErrors() throws {
     let (left, right) = try UnixSocket.pair()
     let receiver = FramedConnection(right, maximumPayload: 100)
-    try ([0xFF, 0xFF, 0, 0, 1] as [UInt8]).withUnsafeBytes { try left.write($0) }
+    try ([0xFF, 0xFF, 0, 0, 1, 0, 0, 0, 0] as [UInt8]).withUnsafeBytes { try left.write($0) }
     #expect(throws: TransportError.frameTooLarge(length: 65535, limit: 100)) { try receiver.receive() }
 
     let (other, otherRight) = try UnixSocket.pair()
     let truncated = FramedConnection(otherRight)
-    try ([10, 0, 0, 0, 1, 9, 9] as [UInt8]).withUnsafeBytes { try other.write($0) }
+    try ([10, 0, 0, 0, 1, 0, 0, 0, 0, 9, 9] as [UInt8]).withUnsafeBytes { try other.write($0) }
     other.shutdown()
-    #expect(throws: TransportError.truncatedFrame(received: 7, expected: 15)) { try truncated.receive() }
+    #expect(throws: TransportError.truncatedFrame(received: 11, expected: 19)) { try truncated.receive() }
+  }
+
+  @Test func aFrameDamagedOnTheWayIsRefusedByItsChecksum() throws {
+    let frame = Frame(kind: 3, payload: Array("a state patch".utf8))
+    for position in 0..<(Frame.headerSize + frame.payload.count) where position > 3 {
+      let (left, right) = try UnixSocket.pair()
+      let receiver = FramedConnection(right)
+      var wire: [UInt8] = []
+      FramedConnection.append(frame, to: &wire)
+      wire[position] ^= 0x10
+      try wire.withUnsafeBytes { try left.write($0) }
+      #expect(throws: TransportError.self, "a bit flipped at byte \(position)") { try receiver.receive() }
+    }
+    // The check against a CRC-32C computed elsewhere: "123456789" is 0xE3069283.
+    #expect(Array("123456789".utf8).withUnsafeBytes { bulkhead_crc32c(0, $0.baseAddress, $0.count) } == 0xE306_9283)
   }
 
   @Test func aPathTooLongSaysHowLongAndWhere() throws {

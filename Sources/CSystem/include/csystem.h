@@ -2,6 +2,8 @@
 #ifndef BULKHEAD_CSYSTEM_H
 #define BULKHEAD_CSYSTEM_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /// Asks the kernel to send `signal` to this process when its parent dies.
@@ -36,6 +38,9 @@ int bulkhead_wakeup_signal(int descriptor);
 
 /// Makes the wakeup descriptor unreadable again.
 int bulkhead_wakeup_clear(int descriptor);
+
+/// The CRC-32C of `count` bytes, continuing from `crc` (0 to begin).
+uint32_t bulkhead_crc32c(uint32_t crc, const void *bytes, size_t count);
 
 // .. Worker templates (template.c) ..........................................................
 

@@ -1,3 +1,5 @@
+import CSystem
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -12,13 +14,22 @@ package struct Frame: Equatable, Sendable {
     self.payload = payload
   }
 
-  /// Bytes on the wire before the payload: a little-endian 32-bit payload length, then kind.
-  package static let headerSize = 5
+  /// Bytes on the wire before the payload: a little-endian 32-bit payload length, the kind,
+  /// and a little-endian CRC-32C of the length, the kind and the payload.
+  package static let headerSize = 9
+
+  /// The checksum of this frame as it is sent.
+  package var checksum: UInt32 {
+    var header: (UInt32, UInt8) = (UInt32(payload.count).littleEndian, kind)
+    let crc = withUnsafeBytes(of: &header) { bulkhead_crc32c(0, $0.baseAddress, 5) }
+    return payload.withUnsafeBytes { bulkhead_crc32c(crc, $0.baseAddress, $0.count) }
+  }
 }
 
-/// Frames over a socket: length-prefixed, bounded in size, correct under partial reads and
-/// writes. A frame that is too large or cut short is an error, after which the connection is
-/// unusable and should be dropped; other connections are unaffected.
+/// Frames over a socket: length-prefixed, checksummed, bounded in size, correct under partial
+/// reads and writes. A frame that is too large, cut short, or whose bytes do not match its
+/// checksum (damaged on the way) is an error, after which the connection is unusable and
+/// should be dropped; other connections are unaffected.
 ///
 /// ```swift
 /// let connection = FramedConnection(socket)
@@ -69,14 +80,17 @@ package final class FramedConnection {
     try socket.setSendTimeout(milliseconds: milliseconds)
   }
 
-  /// Appends the wire form of `frame` to `bytes`.
-  package static func append(_ frame: Frame, to bytes: inout [UInt8]) {
+  /// Appends the wire form of `frame` to `bytes`, with `checksum` in its header (the frame's
+  /// own unless given: a test tool that damages frames keeps the original's).
+  package static func append(_ frame: Frame, to bytes: inout [UInt8], checksum: UInt32? = nil) {
     let length = UInt32(frame.payload.count)
-    bytes.append(UInt8(truncatingIfNeeded: length))
-    bytes.append(UInt8(truncatingIfNeeded: length >> 8))
-    bytes.append(UInt8(truncatingIfNeeded: length >> 16))
-    bytes.append(UInt8(truncatingIfNeeded: length >> 24))
-    bytes.append(frame.kind)
+    let crc = checksum ?? frame.checksum
+    bytes.append(contentsOf: [
+      UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
+      UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 24), frame.kind,
+      UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8), UInt8(truncatingIfNeeded: crc >> 16),
+      UInt8(truncatingIfNeeded: crc >> 24),
+    ])
     bytes.append(contentsOf: frame.payload)
   }
 
@@ -104,6 +118,16 @@ package final class FramedConnection {
     guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
     let kind = buffer[start + 4]
     _ = try fill(atLeast: Frame.headerSize + length, allowingEndOfStream: false)
+    let expected =
+      UInt32(buffer[start + 5]) | UInt32(buffer[start + 6]) << 8 | UInt32(buffer[start + 7]) << 16
+      | UInt32(buffer[start + 8]) << 24
+    let actual = buffer.withUnsafeBytes { bytes in
+      let header = bulkhead_crc32c(0, bytes.baseAddress! + start, 5)
+      return bulkhead_crc32c(header, bytes.baseAddress! + start + Frame.headerSize, length)
+    }
+    guard actual == expected else {
+      throw .malformed("a frame of \(length) bytes (kind \(kind)) does not match its checksum: it was damaged on the way")
+    }
     let payload = Array(buffer[(start + Frame.headerSize)..<(start + Frame.headerSize + length)])
     start += Frame.headerSize + length
     return Frame(kind: kind, payload: payload)
