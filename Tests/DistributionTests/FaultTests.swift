@@ -33,6 +33,26 @@ import TransportTestSupport
     #expect(events.all.contains { if case .workerRestarted = $0 { true } else { false } })
   }
 
+  @Test func aFailedBoundaryLetsTheRestOfItsPoolGo() async throws {
+    let events = Events()
+    let composition = try composition(
+      app: "timers", placement: "timers pool 2\n", events: events,
+      restartPolicy: RestartPolicy(maximumRestarts: 0, within: .seconds(60)))
+    defer { composition.shutdown() }
+    let store = Store(initialState: Timers.State()) { composition.compose(Timers()) }
+    for _ in 1...4 { store.send(.addTimerTapped) }
+    let workers = try #require(composition.processes.first?.pids)
+    try #require(workers.count == 2)
+    // Timer 1 is served by the second worker of the pool (timers are spread by id).
+    composition.killWorker(of: "timers", index: 1)
+    _ = await events.first { $0 == .workerExited(boundary: "timers", pid: workers[1]) }
+    store.send(.timers(.element(id: 1, action: .startTapped)))
+    #expect(await events.first { if case .boundaryFailed = $0 { true } else { false } } != nil)
+    // The other worker serves nothing any more: it is let go, not left running.
+    #expect(await events.first { $0 == .workerExited(boundary: "timers", pid: workers[0]) } != nil)
+    #expect(composition.processes.first?.pids == [])
+  }
+
   @Test func pastItsRestartLimitABoundaryFailsAndTheRestOfTheTreeGoesOn() async throws {
     let events = Events()
     let composition = try composition(

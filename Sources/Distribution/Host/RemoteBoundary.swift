@@ -440,7 +440,7 @@ final class RemoteBoundary: Sendable {
     }
     link?.abandon(because: reason)
     while true {
-      let verdict = pool.withLock { pool -> (failed: String?, backoff: Duration)? in
+      let verdict = pool.withLock { pool -> (failed: String?, backoff: Duration, idle: [WorkerLink])? in
         guard !pool.isStopped else { return nil }
         if link == nil || pool.members[index].link === link {
           pool.members[index] = .empty
@@ -451,13 +451,16 @@ final class RemoteBoundary: Sendable {
         guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
           let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
           pool.failure = failure
-          return (failure, .zero)
+          // A failed boundary takes no more actions: the rest of its pool has nothing to do.
+          defer { pool.members = pool.members.map { _ in .empty } }
+          return (failure, .zero, pool.members.compactMap(\.link))
         }
         pool.consecutiveFailures += 1
-        return (nil, Self.backoff(after: pool.consecutiveFailures))
+        return (nil, Self.backoff(after: pool.consecutiveFailures), [])
       }
       guard let verdict else { return false }
       if let failure = verdict.failed {
+        for idle in verdict.idle { idle.close() }
         report(.boundaryFailed(boundary: path, reason: failure))
         return false
       }
