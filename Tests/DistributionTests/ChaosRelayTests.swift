@@ -83,6 +83,20 @@ import TransportTestSupport
     }
   }
 
+  /// An effect action dropped on its way to the host leaves a gap in the worker's numbering,
+  /// found at the next action or when the body ends: the worker is restarted and its effects
+  /// reported lost, instead of the action vanishing unreported.
+  @Test func aDroppedEffectActionIsNoticed() async throws {
+    try await run(
+      app: "payload", placement: "store\n", seed: 2, rate: 0.5, kinds: "drop", lanes: "effects-to-host",
+      frames: 40, strandsEffects: false
+    ) { composition in
+      Store(initialState: Payload.State()) { composition.compose(Payload()) }
+    } next: { _, _ in
+      .store(.stream(count: 3))
+    }
+  }
+
   /// A worker that stops answering (its lanes freeze while the connections stay open) must
   /// be killed and restarted like a crashed one.
   @Test func aStalledWorkerIsRestarted() async throws {
@@ -162,12 +176,13 @@ import TransportTestSupport
   /// Runs `app` with `placement`, every worker behind a relay that damages frames at `rate`,
   /// sending actions from `next` until the relays report `frames` frames (or, should they
   /// stop reporting, one action per frame wanted); then shuts down and checks that nothing
-  /// is left. Returns the store for further checks.
+  /// is left; with `strandsEffects` false, also that no effect waited until the test cancelled
+  /// it. Returns the store for further checks.
   @discardableResult
   private func run<State: Sendable, Action: Sendable>(
     app: String, placement: String, seed: UInt64, rate: Double, kinds: String? = nil,
     lanes: String? = nil, untouched: Int = 1, frames: Int = frameTarget, expectsDamage: Bool = true,
-    store makeStore: (Composition) -> Store<State, Action>,
+    strandsEffects: Bool = true, store makeStore: (Composition) -> Store<State, Action>,
     next: (State, inout SeededGenerator) -> Action
   ) async throws -> Store<State, Action> {
     let started = ContinuousClock.now
@@ -225,6 +240,7 @@ import TransportTestSupport
       #expect(!FileManager.default.fileExists(atPath: directory), "\(directory) was left behind")
     }
     #expect(watchdog.hangs.isEmpty, "sends that hung: \(watchdog.hangs)")
+    if !strandsEffects { #expect(stranded == 0, "effects that waited until cancelled: \(stranded)") }
     let damage = events.all.filter {
       switch $0 {
       case .workerRestarted, .boundaryFailed, .actionFailed, .effectsLost: true

@@ -32,7 +32,7 @@ import TransportTestSupport
     .action(
       run: 3, sequence: 5, bytes: [7],
       outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": .whole([1])]), effect: effect)),
-    .finished(run: 5), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling, .ping(token: 3), .pong(token: 3),
+    .finished(run: 5, lastAction: 8), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling, .ping(token: 3), .pong(token: 3),
     .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
     .answer(token: 1, .answered([4, 5], warnings: ["careful", ""])), .answer(token: 2, .refused("no such key ✗")),
     .warning(run: 3, message: "a warning"),

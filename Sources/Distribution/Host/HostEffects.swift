@@ -40,6 +40,9 @@ final class HostEffects: Sendable {
     var proxies: [UInt64: DeliveryQueue<Delivery>] = [:]
     /// The highest run the host has started: a worker's message about a later one is made up.
     var highestRun: UInt64 = 0
+    /// The number of the last effect action that arrived: the worker numbers them one after
+    /// another, so a gap is an action that went missing on the way.
+    var lastAction: UInt64 = 0
     var phase = Phase.open
     /// Messages sent that can wake a worker's effect body, and how many of them the worker
     /// has said it settled after.
@@ -244,7 +247,7 @@ final class HostEffects: Sendable {
     // Messages about runs that ended are normal races; about runs never started, made up.
     let made = state.withLock { state -> Bool in
       switch message {
-      case let .action(run, _, _, _), let .finished(run), let .sleep(run, _, _), let .warning(run, _):
+      case let .action(run, _, _, _), let .finished(run, _), let .sleep(run, _, _), let .warning(run, _):
         run > state.highestRun
       case let .settled(count): count > state.wakes
       case let .pong(token): token > state.pings
@@ -254,6 +257,23 @@ final class HostEffects: Sendable {
     }
     guard !made else { return fail("it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))") }
     switch message {
+    case let .action(_, sequence, _, _):
+      let last = state.withLock { state in
+        defer { state.lastAction = sequence }
+        return state.lastAction
+      }
+      guard sequence == last &+ 1 else {
+        return fail("its effect action \(sequence) came after \(last): the ones between went missing on the way")
+      }
+    case let .finished(_, lastAction):
+      let last = state.withLock { $0.lastAction }
+      guard lastAction <= last else {
+        return fail("an effect body ended after action \(lastAction), and the last that came is \(last): the rest went missing on the way")
+      }
+    default:
+      break
+    }
+    switch message {
     case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
       let delivery = Delivery.action(sequence: sequence, bytes: bytes, outcome: outcome, arrived: .now)
@@ -261,7 +281,7 @@ final class HostEffects: Sendable {
       if proxy?.push(delivery) != true {
         send(.processed(sequence: sequence, tookOutcome: false))
       }
-    case let .finished(run):
+    case let .finished(run, _):
       state.withLock { $0.proxies.removeValue(forKey: run) }?.finish()
     case let .sleep(run, token, nanoseconds):
       _ = state.withLock { $0.proxies[run] }?.push(.sleep(token: token, duration: .nanoseconds(nanoseconds)))

@@ -7,7 +7,7 @@ internal import Transport
 /// it is read. `HostEndpoint` and `WorkerEffectsEndpoint` are its two ends.
 ///
 /// ```swift
-/// try host.post(.finished(run: 3))
+/// try host.post(.finished(run: 3, lastAction: 12))
 /// ```
 protocol EffectMessageEndpoint: ConnectionBound {
   /// The name the actor is hosted under, which the peer knows.

@@ -80,7 +80,7 @@ extension Wire.EffectMessage: WireCodable {
       writer.write(tag: 3, run, sequence)
       writer.write(bytes: bytes)
       writer.write(optional: outcome)
-    case let .finished(run): writer.write(tag: 4, run)
+    case let .finished(run, lastAction): writer.write(tag: 4, run, lastAction)
     case let .sleep(run, token, nanoseconds): writer.write(tag: 5, run, token, nanoseconds)
     case let .woke(token): writer.write(tag: 6, token)
     case let .settled(count): writer.write(tag: 7, count)
@@ -109,7 +109,7 @@ extension Wire.EffectMessage: WireCodable {
       self = .action(
         run: try reader.readUInt64(), sequence: try reader.readUInt64(), bytes: try reader.readBytes(),
         outcome: try reader.readOptional(Wire.Outcome.self))
-    case 4: self = .finished(run: try reader.readUInt64())
+    case 4: self = .finished(run: try reader.readUInt64(), lastAction: try reader.readUInt64())
     case 5:
       self = .sleep(run: try reader.readUInt64(), token: try reader.readUInt64(), nanoseconds: try reader.readUInt64())
     case 6: self = .woke(token: try reader.readUInt64())

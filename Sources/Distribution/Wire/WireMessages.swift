@@ -14,7 +14,7 @@ enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 6
+  static let layoutVersion: UInt64 = 7
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action.
@@ -111,8 +111,9 @@ enum Wire {
     /// Worker → host: `run` sent an action, numbered `sequence`, with what the child reducer
     /// makes of it on the worker's copy, if the worker could tell.
     case action(run: UInt64, sequence: UInt64, bytes: [UInt8], outcome: Outcome?)
-    /// Worker → host: `run` ended.
-    case finished(run: UInt64)
+    /// Worker → host: `run` ended, after the worker had numbered its effect actions up to
+    /// `lastAction`: the host, which has them all by then, can tell one that went missing.
+    case finished(run: UInt64, lastAction: UInt64)
     /// Worker → host: `run` sleeps for `nanoseconds` on the host's clock; wake it with `token`.
     case sleep(run: UInt64, token: UInt64, nanoseconds: UInt64)
     /// Host → worker: the sleep `token` is over.

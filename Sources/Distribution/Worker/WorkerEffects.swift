@@ -74,6 +74,9 @@ final class WorkerEffects: Sendable {
   /// streaming body's actions go out in a few writes rather than one each, and the host reads
   /// them in a few reads. Any other message is written at once, behind them.
   private let outgoing = Mutex<[Wire.EffectMessage]>([])
+  /// Held while an action is numbered, computed ahead and queued. Taken before the core's lock
+  /// and `outgoing`'s, never after.
+  private let forwarding = Mutex(())
   private let system: SocketActorSystem
   private let host: HostEndpoint
   private let reference = Mutex(PrecomputerReference())
@@ -280,27 +283,36 @@ final class WorkerEffects: Sendable {
       (state.running[run], state.kept.removeValue(forKey: run) != nil)
     }
     task?.cancel()
-    if wasKept { send(.finished(run: run)) }
+    // A body that never started sent nothing, and claims nothing.
+    if wasKept { send(.finished(run: run, lastAction: 0)) }
   }
 
   private func finish(_ run: UInt64) {
     state.withLock { _ = $0.running.removeValue(forKey: run) }
-    send(.finished(run: run))
+    // Under `forwarding`, so that no action numbered before this is still to be queued.
+    forwarding.withLock { _ in
+      send(.finished(run: run, lastAction: state.withLock { $0.nextSequence }))
+    }
   }
 
   /// Writes the action and returns at once, unless the host has `window` actions to
   /// acknowledge: then it waits until it has half as many.
   private func forward(_ bytes: [UInt8], _ action: any Sendable, from run: UInt64, slot: [UInt8]) async {
-    let sequence = state.withLock { state -> UInt64? in
-      guard !state.isClosed else { return nil }
-      state.nextSequence += 1
-      state.unacknowledged += 1
-      return state.nextSequence
+    // Numbered and queued in one step, so that actions leave in the order of their numbers and
+    // the host can tell one that went missing.
+    let isSent = forwarding.withLock { _ in
+      let sequence = state.withLock { state -> UInt64? in
+        guard !state.isClosed else { return nil }
+        state.nextSequence += 1
+        state.unacknowledged += 1
+        return state.nextSequence
+      }
+      guard let sequence else { return false }
+      let outcome = precomputer?.outcome(of: action, in: slot, sequence: sequence)
+      queue(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
+      return true
     }
-    guard let sequence else { return }
-    let outcome = precomputer?.outcome(of: action, in: slot, sequence: sequence)
-    queue(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
-    guard state.withLock({ $0.unacknowledged >= Self.window }) else { return }
+    guard isSent, state.withLock({ $0.unacknowledged >= Self.window }) else { return }
     // The host acknowledges only what it has.
     flush()
     await withCheckedContinuation { continuation in
