@@ -34,6 +34,24 @@ import Testing
     #expect((window..<count).allSatisfy { all[$0].arrived > all[$0 - window].processed })
   }
 
+  @Test func twoStreamsOnOneChildInterleaveAndEveryActionCounts() async throws {
+    let composition = try Composition(
+      root: Payload(), placement: Placement(parsing: "store\n", file: "payload.placement"),
+      command: .executable(workerExecutable, app: "payload"))
+    defer { composition.shutdown() }
+    let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+    // Both effects run at once on the same child: outcomes computed ahead chain across them,
+    // and their acknowledgements can cross.
+    let first = store.send(.store(.stream(count: 600)))
+    let second = store.send(.store(.stream(count: 600)))
+    await first.finish()
+    await second.finish()
+    #expect(store.state.store.streamed == 1_200)
+    #expect(store.state.streamedSeen == 1_200)
+    store.send(.store(.bump))
+    #expect(store.state.store.bumps == 1)
+  }
+
   @Test func aTestStoreReceivesAStreamedEffectsActionsOneByOne() async throws {
     let composition = try Composition(
       root: Payload(), placement: Placement(parsing: "store\n", file: "payload.placement"),

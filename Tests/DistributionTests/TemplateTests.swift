@@ -13,6 +13,7 @@ import Transport
 @Suite(.serialized) struct TemplateTests {
   @Test func workersAreForkedFromOneTemplateAsTheHostsChildren() throws {
     let composition = try composition(app: "timers", placement: "timers pool 3\n")
+    defer { composition.shutdown() }
     let workers = composition.processes.flatMap(\.pids)
     let template = try #require(composition.templatePID)
     #expect(workers.count == 3)
@@ -60,11 +61,11 @@ import Transport
 
   @Test func aStoppedTemplateDelaysNeitherAWorkerNorShutdownForLong() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1\n")
+    defer { composition.shutdown() }
     let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
     let template = try #require(composition.templatePID)
     let worker = try #require(composition.processes.first?.pids.first)
     kill(template, SIGSTOP)
-    defer { kill(template, SIGCONT) }
     composition.killWorker(of: "counter1")
     #expect(ProcessWatch.waitForExit(of: worker, milliseconds: 5_000))
     // The fork is given up after its deadline, the worker spawned instead.
@@ -74,6 +75,8 @@ import Transport
     #expect(restart < WorkerTemplate.forkDeadline + .seconds(5), "the restart took \(restart)")
     let shutdown = clock.measure { composition.shutdown() }
     #expect(shutdown < .seconds(5), "shutdown took \(shutdown)")
+    // Given up, the stopped template was killed (SIGKILL ends a stopped process too) and reaped.
+    #expect(allExited([template]))
   }
 
   @Test func spawningEachWorkerStartsNoTemplate() throws {

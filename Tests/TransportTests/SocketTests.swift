@@ -31,19 +31,25 @@ import Transport
   @Test func oversizedAndTruncatedFramesAreTypedErrors() throws {
     let (left, right) = try UnixSocket.pair()
     let receiver = FramedConnection(right, maximumPayload: 100)
-    try ([0xFF, 0xFF, 0, 0, 1, 0, 0, 0, 0] as [UInt8]).withUnsafeBytes { try left.write($0) }
+    var oversized: [UInt8] = []
+    FramedConnection.append(Frame(kind: 1, payload: [UInt8](repeating: 7, count: 65535)), to: &oversized)
+    try oversized.prefix(Frame.headerSize).withUnsafeBytes { try left.write($0) }
     #expect(throws: TransportError.frameTooLarge(length: 65535, limit: 100)) { try receiver.receive() }
 
     let (other, otherRight) = try UnixSocket.pair()
     let truncated = FramedConnection(otherRight)
-    try ([10, 0, 0, 0, 1, 0, 0, 0, 0, 9, 9] as [UInt8]).withUnsafeBytes { try other.write($0) }
+    var promised: [UInt8] = []
+    FramedConnection.append(Frame(kind: 1, payload: [UInt8](repeating: 9, count: 10)), to: &promised)
+    try promised.prefix(Frame.headerSize + 2).withUnsafeBytes { try other.write($0) }
     other.shutdown()
-    #expect(throws: TransportError.truncatedFrame(received: 11, expected: 19)) { try truncated.receive() }
+    #expect(throws: TransportError.truncatedFrame(received: 13, expected: 21)) { try truncated.receive() }
   }
 
   @Test func aFrameDamagedOnTheWayIsRefusedByItsChecksum() throws {
     let frame = Frame(kind: 3, payload: Array("a state patch".utf8))
-    for position in 0..<(Frame.headerSize + frame.payload.count) where position > 3 {
+    // Every byte, the length's too: a damaged length is found before the reader waits for
+    // the bytes it promises.
+    for position in 0..<(Frame.headerSize + frame.payload.count) {
       let (left, right) = try UnixSocket.pair()
       let receiver = FramedConnection(right)
       var wire: [UInt8] = []

@@ -57,6 +57,10 @@ final class HostEffects: Sendable {
     var awaitedPong: (token: UInt64, answered: DispatchSemaphore)?
   }
 
+  /// How many of a worker's actions go to the store in one hop at most: few enough that the
+  /// main actor, where each may wait for a worker's answer, is let go between bursts.
+  static let burst = 32
+
   private let state = Mutex(State())
   private let system: SocketActorSystem
   private let worker: WorkerEffectsEndpoint
@@ -121,8 +125,8 @@ final class HostEffects: Sendable {
               while let first = rest.first {
                 switch first {
                 case .action:
-                  // Every action up to the next sleep or warning, in one go.
-                  let actions = rest.prefix { if case .action = $0 { true } else { false } }
+                  // The actions up to the next sleep or warning, at most `burst` in one go.
+                  let actions = rest.prefix { if case .action = $0 { true } else { false } }.prefix(Self.burst)
                   rest = rest.dropFirst(actions.count)
                   await deliver(actions, to: send, decode: decode, outcomes: outcomes)
                 case let .sleep(token, duration):
@@ -146,9 +150,11 @@ final class HostEffects: Sendable {
           self.send(.cancel(run: run), for: executor)
         }
         // Cancelled: the actions still queued are dropped, and the worker hears so.
-        for case let .action(sequence, _, _, _) in deliveries.end() {
-          self.send(.processed(sequence: sequence, tookOutcome: false))
+        let dropped = deliveries.end().compactMap { delivery -> Wire.EffectMessage? in
+          guard case let .action(sequence, _, _, _) = delivery else { return nil }
+          return .processed(sequence: sequence, tookOutcome: false)
         }
+        if !dropped.isEmpty { self.send(dropped) }
       })
   }
 

@@ -441,7 +441,9 @@ final class RemoteBoundary: Sendable {
     link?.abandon(because: reason)
     while true {
       let verdict = pool.withLock { pool -> (failed: String?, backoff: Duration, idle: [WorkerLink])? in
-        guard !pool.isStopped else { return nil }
+        // Stopped, or failed already (a request of the pool's other workers, cut short as they
+        // were let go, ends here): nothing more to report or restart.
+        guard pool.isOpen else { return nil }
         if link == nil || pool.members[index].link === link {
           pool.members[index] = .empty
           forget(&pool, index, link)

@@ -270,8 +270,10 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         let position = chain.firstIndex(of: settlement.sequence)
       {
         if settlement.taken {
-          core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state)
-          chain.remove(at: position)
+          // Those before it were taken too (it started from their state), even if the word
+          // of it comes later: two effects' acknowledgements can cross.
+          for earlier in chain[..<position] { core.tentative[earlier]?.isOpen = false }
+          chain.removeSubrange(...position)
         } else {
           // The ones computed after it started from its state, which the host's copy never
           // became: the host asks for their actions instead.
@@ -279,6 +281,12 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
           chain.removeSubrange(position...)
         }
         if !chain.isEmpty { core.open[tentative.slot] = chain }
+      }
+      // Versions only grow, so a taken outcome newer than the slot is the host's copy now,
+      // whether its word came in order or not.
+      // (A slot dropped meanwhile stays dropped.)
+      if settlement.taken, let slot = core.slots[tentative.slot], tentative.outcome.version > slot.version {
+        core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state)
       }
       if !settlement.taken { discarded += tentative.runs }
     }

@@ -15,14 +15,24 @@ package struct Frame: Equatable, Sendable {
   }
 
   /// Bytes on the wire before the payload: a little-endian 32-bit payload length, the kind,
-  /// and a little-endian CRC-32C of the length, the kind and the payload.
-  package static let headerSize = 9
+  /// a little-endian 16-bit check of those two (the low half of their CRC-32C), and a
+  /// little-endian CRC-32C of the kind and the payload.
+  ///
+  /// The header has a check of its own so that a damaged length is found before the reader
+  /// waits for bytes that are not coming.
+  package static let headerSize = 11
 
-  /// The checksum of this frame as it is sent.
+  /// The checksum of this frame's kind and payload as it is sent.
   package var checksum: UInt32 {
-    var header: (UInt32, UInt8) = (UInt32(payload.count).littleEndian, kind)
-    let crc = withUnsafeBytes(of: &header) { bulkhead_crc32c(0, $0.baseAddress, 5) }
+    var kind = kind
+    let crc = bulkhead_crc32c(0, &kind, 1)
     return payload.withUnsafeBytes { bulkhead_crc32c(crc, $0.baseAddress, $0.count) }
+  }
+
+  /// The check of a header with these length and kind.
+  static func headerCheck(length: UInt32, kind: UInt8) -> UInt16 {
+    var header: (UInt32, UInt8) = (length.littleEndian, kind)
+    return UInt16(truncatingIfNeeded: withUnsafeBytes(of: &header) { bulkhead_crc32c(0, $0.baseAddress, 5) })
   }
 }
 
@@ -80,14 +90,16 @@ package final class FramedConnection {
     try socket.setSendTimeout(milliseconds: milliseconds)
   }
 
-  /// Appends the wire form of `frame` to `bytes`, with `checksum` in its header (the frame's
-  /// own unless given: a test tool that damages frames keeps the original's).
+  /// Appends the wire form of `frame` to `bytes`, with `checksum` for its kind and payload
+  /// (the frame's own unless given: a test tool that damages frames keeps the original's).
   package static func append(_ frame: Frame, to bytes: inout [UInt8], checksum: UInt32? = nil) {
     let length = UInt32(frame.payload.count)
+    let check = Frame.headerCheck(length: length, kind: frame.kind)
     let crc = checksum ?? frame.checksum
     bytes.append(contentsOf: [
       UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
       UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 24), frame.kind,
+      UInt8(truncatingIfNeeded: check), UInt8(truncatingIfNeeded: check >> 8),
       UInt8(truncatingIfNeeded: crc), UInt8(truncatingIfNeeded: crc >> 8), UInt8(truncatingIfNeeded: crc >> 16),
       UInt8(truncatingIfNeeded: crc >> 24),
     ])
@@ -115,15 +127,19 @@ package final class FramedConnection {
   package func receive() throws(TransportError) -> Frame? {
     guard try fill(atLeast: Frame.headerSize, allowingEndOfStream: true) else { return nil }
     let length = bufferedLength
-    guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
     let kind = buffer[start + 4]
+    let check = UInt16(buffer[start + 5]) | UInt16(buffer[start + 6]) << 8
+    guard check == Frame.headerCheck(length: UInt32(length), kind: kind) else {
+      throw .malformed("a frame header (length \(length), kind \(kind)) does not match its check: it was damaged on the way")
+    }
+    guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
     _ = try fill(atLeast: Frame.headerSize + length, allowingEndOfStream: false)
     let expected =
-      UInt32(buffer[start + 5]) | UInt32(buffer[start + 6]) << 8 | UInt32(buffer[start + 7]) << 16
-      | UInt32(buffer[start + 8]) << 24
+      UInt32(buffer[start + 7]) | UInt32(buffer[start + 8]) << 8 | UInt32(buffer[start + 9]) << 16
+      | UInt32(buffer[start + 10]) << 24
     let actual = buffer.withUnsafeBytes { bytes in
-      let header = bulkhead_crc32c(0, bytes.baseAddress! + start, 5)
-      return bulkhead_crc32c(header, bytes.baseAddress! + start + Frame.headerSize, length)
+      let kind = bulkhead_crc32c(0, bytes.baseAddress! + start + 4, 1)
+      return bulkhead_crc32c(kind, bytes.baseAddress! + start + Frame.headerSize, length)
     }
     guard actual == expected else {
       throw .malformed("a frame of \(length) bytes (kind \(kind)) does not match its checksum: it was damaged on the way")

@@ -111,12 +111,19 @@ package final class WorkerProcess: Sendable {
     life.started(pid: started.pid, pidfd: started.pidfd)
     // The process is this one's child: reaped here, through a copy of the pidfd that the
     // exit, which closes the original, cannot close under the wait.
-    let reaping = dup(started.pidfd)
+    let reaping = fcntl(started.pidfd, F_DUPFD_CLOEXEC, 0)
     DetachedThread.run {
       var exited: Int32 = 0
       var status: Int32 = 0
-      let waited = bulkhead_pidfd_wait(reaping, &exited, &status)
-      Glibc.close(reaping)
+      var waited: Int32 = -1
+      if reaping >= 0 {
+        waited = bulkhead_pidfd_wait(reaping, &exited, &status)
+        Glibc.close(reaping)
+      } else {
+        // No copy (out of descriptors): the worker is killed, and reaped by its pid.
+        Glibc.kill(started.pid, SIGKILL)
+        _ = waitpid(started.pid, &status, 0)
+      }
       life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
     }
     for (descriptor, stream) in [(standardOutput.read, OutputLine.Stream.standardOutput), (standardError.read, .standardError)] {
