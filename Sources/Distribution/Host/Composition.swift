@@ -75,10 +75,7 @@ public final class Composition: Sendable {
     let directory = try SocketDirectory.create()
     self.directory = directory
     let templates = TemplateKeeper(command: command, directory: directory, roster: roster) { line in
-      onOutput(
-        WorkerOutput(
-          boundary: TemplateKeeper.name, worker: line.worker,
-          stream: line.stream == .standardOutput ? .standardOutput : .standardError, text: line.text))
+      onOutput(WorkerOutput(line, boundary: TemplateKeeper.name))
     }
     self.templates = templates
     var remotes: [String: RemoteBoundary] = [:]
@@ -88,12 +85,7 @@ public final class Composition: Sendable {
       let plan = WorkerLaunchPlan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
         templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
-        output: { line in
-          onOutput(
-            WorkerOutput(
-              boundary: boundary, worker: line.worker,
-              stream: line.stream == .standardOutput ? .standardOutput : .standardError, text: line.text))
-        }, report: onEvent)
+        output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers,
         retiresWorkers: Self.servesOneChild(boundary, in: boundaries),

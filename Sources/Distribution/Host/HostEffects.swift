@@ -5,8 +5,8 @@ internal import Transport
 
 /// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
 /// the body in the worker, feeds its actions to the host's store one at a time, in the order
-/// the body streamed them, tells the worker when each was processed or dropped, sleeps on the host's clock for it, and cancels the body
-/// when the proxy is cancelled. It also answers the worker's questions about crossing
+/// the body streamed them, tells the worker when each was processed or dropped, sleeps on the
+/// host's clock for it, and cancels the body when the proxy is cancelled. It also answers the worker's questions about crossing
 /// dependencies, from `dependencies`.
 ///
 /// On the connection, the worker's messages arrive at the host's `HostEndpoint`, and the
@@ -55,6 +55,21 @@ final class HostEffects: Sendable {
     /// Pings sent, and the one being waited for, if any.
     var pings: UInt64 = 0
     var awaitedPong: (token: UInt64, answered: DispatchSemaphore)?
+
+    /// Why `message` shows that effect actions went missing on the way, if it does: the worker
+    /// numbers them one after another, and says at the end of each body how far it got.
+    mutating func missingActions(noticedBy message: Wire.EffectMessage) -> String? {
+      switch message {
+      case let .action(_, sequence, _, _):
+        defer { lastAction = sequence }
+        guard sequence != lastAction &+ 1 else { return nil }
+        return "its effect action \(sequence) came after \(lastAction): the ones between went missing on the way"
+      case let .finished(_, numbered) where numbered > lastAction:
+        return "an effect body ended after action \(numbered), and the last that came is \(lastAction): the rest went missing on the way"
+      default:
+        return nil
+      }
+    }
   }
 
   /// How many of a worker's actions go to the store in one hop at most: few enough that the
@@ -173,11 +188,12 @@ final class HostEffects: Sendable {
       }
       actions.append(Arrival(sequence: sequence, bytes: bytes, outcome: outcome, arrived: arrived, action: action))
     }
-    let inOneHop = await send.inOneHop(actions) { arrival, send in arrival.process(outcomes: outcomes, deliver: send) }
-    var processed = inOneHop ?? []
-    if inOneHop == nil {
+    var processed: [Wire.EffectMessage] = []
+    if let inOneHop = await send.inOneHop(actions, { arrival, send in arrival.process(outcomes: outcomes, deliver: send) }) {
+      processed = inOneHop
+    } else {
       for arrival in actions {
-        if let outcome = arrival.outcome { outcomes.offer(arrival.sequence, arrival.bytes, outcome) }
+        arrival.offer(to: outcomes)
         await send(arrival.action)
         processed.append(arrival.settle(outcomes: outcomes))
       }
@@ -251,34 +267,20 @@ final class HostEffects: Sendable {
 
   func receive(_ message: Wire.EffectMessage) {
     // Messages about runs that ended are normal races; about runs never started, made up.
-    let made = state.withLock { state -> Bool in
+    let fault = state.withLock { state -> String? in
+      let isMadeUp: Bool
       switch message {
       case let .action(run, _, _, _), let .finished(run, _), let .sleep(run, _, _), let .warning(run, _):
-        run > state.highestRun
-      case let .settled(count): count > state.wakes
-      case let .pong(token): token > state.pings
-      case let .question(_, revision, _, _): !dependencies.mayAsk(about: revision)
-      case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer: true
+        isMadeUp = run > state.highestRun
+      case let .settled(count): isMadeUp = count > state.wakes
+      case let .pong(token): isMadeUp = token > state.pings
+      case let .question(_, revision, _, _): isMadeUp = !dependencies.mayAsk(about: revision)
+      case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer: isMadeUp = true
       }
+      if isMadeUp { return "it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))" }
+      return state.missingActions(noticedBy: message)
     }
-    guard !made else { return fail("it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))") }
-    switch message {
-    case let .action(_, sequence, _, _):
-      let last = state.withLock { state in
-        defer { state.lastAction = sequence }
-        return state.lastAction
-      }
-      guard sequence == last &+ 1 else {
-        return fail("its effect action \(sequence) came after \(last): the ones between went missing on the way")
-      }
-    case let .finished(_, lastAction):
-      let last = state.withLock { $0.lastAction }
-      guard lastAction <= last else {
-        return fail("an effect body ended after action \(lastAction), and the last that came is \(last): the rest went missing on the way")
-      }
-    default:
-      break
-    }
+    if let fault { return fail(fault) }
     switch message {
     case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
@@ -360,9 +362,14 @@ private struct Arrival<Action: Sendable>: Sendable {
   /// Offers the worker's outcome, delivers the action with `deliver`, and returns what the
   /// worker is told.
   func process(outcomes: HostEffects.Outcomes, deliver: (Action) -> Void) -> Wire.EffectMessage {
-    if let outcome { outcomes.offer(sequence, bytes, outcome) }
+    offer(to: outcomes)
     deliver(action)
     return settle(outcomes: outcomes)
+  }
+
+  /// Leaves the outcome the worker computed ahead, if any, for the boundary to take.
+  func offer(to outcomes: HostEffects.Outcomes) {
+    if let outcome { outcomes.offer(sequence, bytes, outcome) }
   }
 
   /// Whether the host took the worker's outcome, reported to `outcomes`; the message that

@@ -1,3 +1,5 @@
+internal import Transport
+
 /// One line a worker wrote to its standard output or standard error, labelled with the
 /// boundary it serves.
 ///
@@ -23,5 +25,12 @@ public struct WorkerOutput: Sendable, Equatable {
 
   public init(boundary: String, worker: String, stream: Stream, text: String) {
     (self.boundary, self.worker, self.stream, self.text) = (boundary, worker, stream, text)
+  }
+
+  /// `line`, as the process that wrote it told it, labelled with `boundary`.
+  init(_ line: WorkerProcess.OutputLine, boundary: String) {
+    self.init(
+      boundary: boundary, worker: line.worker, stream: line.stream == .standardOutput ? .standardOutput : .standardError,
+      text: line.text)
   }
 }

@@ -283,8 +283,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         if !chain.isEmpty { core.open[tentative.slot] = chain }
       }
       // Versions only grow, so a taken outcome newer than the slot is the host's copy now,
-      // whether its word came in order or not.
-      // (A slot dropped meanwhile stays dropped.)
+      // whether its word came in order or not. A slot dropped meanwhile stays dropped.
       if settlement.taken, let slot = core.slots[tentative.slot], tentative.outcome.version > slot.version {
         core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state)
       }

@@ -137,16 +137,12 @@ package final class FramedConnection {
     let expected =
       UInt32(buffer[start + 7]) | UInt32(buffer[start + 8]) << 8 | UInt32(buffer[start + 9]) << 16
       | UInt32(buffer[start + 10]) << 24
-    let actual = buffer.withUnsafeBytes { bytes in
-      let kind = bulkhead_crc32c(0, bytes.baseAddress! + start + 4, 1)
-      return bulkhead_crc32c(kind, bytes.baseAddress! + start + Frame.headerSize, length)
-    }
-    guard actual == expected else {
+    let frame = Frame(kind: kind, payload: Array(buffer[(start + Frame.headerSize)..<(start + Frame.headerSize + length)]))
+    start += Frame.headerSize + length
+    guard frame.checksum == expected else {
       throw .malformed("a frame of \(length) bytes (kind \(kind)) does not match its checksum: it was damaged on the way")
     }
-    let payload = Array(buffer[(start + Frame.headerSize)..<(start + Frame.headerSize + length)])
-    start += Frame.headerSize + length
-    return Frame(kind: kind, payload: payload)
+    return frame
   }
 
   /// The next frame, as `receive()`, but failing with `TransportError.timedOut` unless all of

@@ -81,21 +81,15 @@ package final class WorkerProcess: Sendable {
   ) throws {
     self.name = name
     let life = WorkerLife()
-    let input = try Self.pipe()
-    let standardOutput: (read: Int32, write: Int32)
-    let standardError: (read: Int32, write: Int32)
+    // Standard input, output and error, in that order.
+    var pipes: [(read: Int32, write: Int32)] = []
     do {
-      standardOutput = try Self.pipe()
-      do {
-        standardError = try Self.pipe()
-      } catch {
-        for end in [standardOutput.read, standardOutput.write] { Glibc.close(end) }
-        throw error
-      }
+      for _ in 0..<3 { pipes.append(try Self.pipe()) }
     } catch {
-      for end in [input.read, input.write] { Glibc.close(end) }
+      for pipe in pipes { for end in [pipe.read, pipe.write] { Glibc.close(end) } }
       throw error
     }
+    let (input, standardOutput, standardError) = (pipes[0], pipes[1], pipes[2])
     let started: (pid: pid_t, pidfd: Int32)
     do {
       defer { for end in [input.read, standardOutput.write, standardError.write] { Glibc.close(end) } }
