@@ -19,19 +19,8 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   for pid in composition.processes.flatMap(\.pids) { CPULayout.place(worker: pid) }
 
   let small = Store(initialState: Payload.State()) { composition.compose(Payload()) }
-  small.send(.store(.bump))
   let worker = composition.processes.first?.pids.first ?? 0
-  let cpuBefore = (host: processCPUTime(), worker: processCPUTime(of: worker))
-  let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) { small.send(.store(.bump)) }
-  let cpu = (
-    host: (processCPUTime() - cpuBefore.host) / Double(3 * iterations),
-    worker: (processCPUTime(of: worker) - cpuBefore.worker) / Double(3 * iterations)
-  )
-  var rows = [
-    Row(
-      name: "\(label) remote action round trip (send → patch applied; CPU per action: host \(String(format: "%.1f", cpu.host / 1000)) µs, worker \(String(format: "%.1f", cpu.worker / 1000)) µs)",
-      value: roundTrip / 1000, unit: "µs", baseline: nil, goal: .ratio(1.5))
-  ]
+  var rows = [remoteActionRow(label: label, store: small, worker: worker, iterations: iterations)]
 
   let streamed = 2_000
   let clock = ContinuousClock()
@@ -68,6 +57,42 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
   let instrumented = try instrumentationBenchmarks(label: label, command: childWorker())
   return [baseline] + rows.map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
     + instrumented
+}
+
+/// The remote action round trip alone, against the raw round trip; `rounds` long enough to
+/// profile (`bulkhead-benchmark remote-action`).
+@MainActor
+func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row] {
+  let raw = try await rawRoundTrip(iterations: 20_000)
+  let composition = try Composition(
+    root: Payload(), placement: Placement(file: "benchmark", entries: [.init(path: "store")]),
+    command: childWorker())
+  defer { composition.shutdown() }
+  for pid in composition.processes.flatMap(\.pids) { CPULayout.place(worker: pid) }
+  let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+  let worker = composition.processes.first?.pids.first ?? 0
+  let row = remoteActionRow(label: label, store: store, worker: worker, iterations: iterations)
+  let spinning = try await rawRoundTrip(iterations: 20_000, spinning: true)
+  return [
+    Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil),
+    Row(name: row.name, value: row.value, unit: row.unit, baseline: raw / 1000, goal: row.goal),
+    Row(name: "\(label) raw 16-byte round trip, both sides spinning before they read as Bulkhead's waits do (BriefSpin)", value: spinning / 1000, unit: "µs", baseline: raw / 1000),
+  ]
+}
+
+/// One `.store(.bump)` through the boundary, with the CPU each side spends on it.
+@MainActor
+private func remoteActionRow(label: String, store: Store<Payload.State, Payload.Action>, worker: Int32, iterations: Int) -> Row {
+  store.send(.store(.bump))
+  let cpuBefore = (host: processCPUTime(), worker: processCPUTime(of: worker))
+  let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) { store.send(.store(.bump)) }
+  let cpu = (
+    host: (processCPUTime() - cpuBefore.host) / Double(3 * iterations),
+    worker: (processCPUTime(of: worker) - cpuBefore.worker) / Double(3 * iterations)
+  )
+  return Row(
+    name: "\(label) remote action round trip (send → patch applied; CPU per action: host \(String(format: "%.1f", cpu.host / 1000)) µs, worker \(String(format: "%.1f", cpu.worker / 1000)) µs)",
+    value: roundTrip / 1000, unit: "µs", baseline: nil, goal: .ratio(1.5))
 }
 
 /// The `child-worker` built beside this benchmark, serving `app`.

@@ -9,6 +9,8 @@ import TransportTestSupport
 enum WorkerMode: String {
   /// Echo 16-byte messages back, without framing: the raw baseline.
   case raw = "--raw-echo"
+  /// The same, spinning briefly (`BriefSpin`) before each read, as Bulkhead's waits do.
+  case rawSpinning = "--raw-echo-spinning"
   /// Echo frames back.
   case framed = "--framed-echo"
   /// Host a `Calculator` distributed actor.
@@ -20,12 +22,13 @@ enum WorkerMode: String {
     let launch = try WorkerLaunch.receive()
     let connection = try launch.connect()
     switch self {
-    case .raw:
+    case .raw, .rawSpinning:
       // Say when the handshake is over, so the host's first message cannot be read into the
       // framed connection's buffer.
       try [UInt8(0xAA)].withUnsafeBytes { try connection.socket.write($0) }
       var message = [UInt8](repeating: 0, count: 16)
-      while try readExactly(&message, from: connection.socket) {
+      var spin = self == .rawSpinning ? BriefSpin() : nil
+      while try readExactly(&message, from: connection.socket, spin: &spin) {
         try message.withUnsafeBytes { try connection.socket.write($0) }
       }
     case .framed:
@@ -49,10 +52,16 @@ enum WorkerMode: String {
 }
 
 private func readExactly(_ buffer: inout [UInt8], from socket: UnixSocket) throws -> Bool {
+  var spin: BriefSpin?
+  return try readExactly(&buffer, from: socket, spin: &spin)
+}
+
+private func readExactly(_ buffer: inout [UInt8], from socket: UnixSocket, spin: inout BriefSpin?) throws -> Bool {
   var offset = 0
   while offset < buffer.count {
     let read = try buffer.withUnsafeMutableBytes { bytes in
-      try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...]))
+      let read = { try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...])) }
+      return try spin?.wait(until: { socket.isReadable }, then: read) ?? read()
     }
     if read == 0 { return false }
     offset += read
@@ -86,15 +95,17 @@ struct BenchmarkWorker {
   }
 }
 
-/// The round trip of 16 bytes over a Unix socket to an echoing worker, in nanoseconds.
-func rawRoundTrip(iterations: Int) async throws -> Double {
+/// The round trip of 16 bytes over a Unix socket to an echoing worker, in nanoseconds; with
+/// `spinning`, both sides spin briefly before each read, as Bulkhead's waits do.
+func rawRoundTrip(iterations: Int, spinning: Bool = false) async throws -> Double {
   var message = [UInt8](repeating: 7, count: 16)
-  let raw = try BenchmarkWorker(.raw)
+  let raw = try BenchmarkWorker(spinning ? .rawSpinning : .raw)
   var ready = [UInt8(0)]
   _ = try readExactly(&ready, from: raw.connection.socket)
+  var spin = spinning ? BriefSpin() : nil
   let roundTrip = nanosecondsPerCall(iterations: iterations, rounds: 3) {
     try? message.withUnsafeBytes { try raw.connection.socket.write($0) }
-    _ = try? readExactly(&message, from: raw.connection.socket)
+    _ = try? readExactly(&message, from: raw.connection.socket, spin: &spin)
   }
   await raw.stop()
   return roundTrip

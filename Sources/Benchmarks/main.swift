@@ -2,8 +2,10 @@
 // same run, because these machines are shared and noisy. Build it in release:
 //
 //   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries]
+//   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //
-// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures.
+// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures;
+// `remote-action` measures that row alone, as long as asked, for profiling.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
@@ -25,6 +27,13 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "patches" {
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
+} else if CommandLine.arguments.dropFirst().first == "remote-action" {
+  let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 20_000
+  CPULayout.twoCores.apply()
+  var rows = try await remoteActionBenchmarks(label: "two cores:", iterations: iterations)
+  CPULayout.oneCore.apply()
+  rows += try await remoteActionBenchmarks(label: "one core:", iterations: iterations)
+  printTable("One remote action", rows)
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   var boundaries = try await distributionBenchmarks(label: "two cores:")

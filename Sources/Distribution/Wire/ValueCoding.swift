@@ -30,9 +30,17 @@ struct ValueCoding<Value>: Sendable {
 
   private static func make<C: Codable & SendableMetatype>(_: C.Type) -> Self {
     // `C` is `Value` itself, opened from the cast above, so these casts cannot fail.
-    Self(
-      encode: { try BinaryEncoder().encode($0 as! C) },
-      decode: { try BinaryDecoder().decode(C.self, from: $0) as! Value },
+    let encode: @Sendable (Value) throws -> [UInt8] = { try BinaryEncoder().encode($0 as! C) }
+    let decode: @Sendable ([UInt8]) throws -> Value = { try BinaryDecoder().decode(C.self, from: $0) as! Value }
+    var memoizedEncode = encode
+    var memoizedDecode = decode
+    if let memo = TrivialValueMemo<Value>() {
+      memoizedEncode = { try memo.encode($0, by: encode) }
+      memoizedDecode = { try memo.decode($0, by: decode) }
+    }
+    return Self(
+      encode: memoizedEncode,
+      decode: memoizedDecode,
       patch: { old, new in
         guard let old else { return try StatePatch(whole: new as! C) }
         return try StatePatch(from: old as! C, to: new as! C)

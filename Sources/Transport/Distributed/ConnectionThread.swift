@@ -46,12 +46,13 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   /// Starts reading `reader` on a new thread. `idleWait` bounds each wait when nothing is
   /// due, so that a deadline set while the thread waits is never checked later than it falls.
   func start(reading reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers) }
+    DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers, spin: nil) }
   }
 
-  /// Reads `reader` on the calling thread until the connection ends.
+  /// Reads `reader` on the calling thread until the connection ends, spinning briefly
+  /// (`BriefSpin`) before each wait: the thread serves a peer that waits for each answer.
   func read(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    run(reader, idleWait: idleWait, handlers: handlers)
+    run(reader, idleWait: idleWait, handlers: handlers, spin: BriefSpin())
   }
 
   /// Hands every job to the global executor from now on: for a connection that no thread of
@@ -70,7 +71,8 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     jobs.enqueue(UnownedJob(job), isolated: false)
   }
 
-  private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
+  private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers, spin: BriefSpin?) {
+    var spin = spin
     jobs.readOnThisThread()
     var ending: TransportError?
     defer { finish(handlers, ending) }
@@ -101,7 +103,10 @@ package final class ConnectionThread: TaskExecutor, Sendable {
       ]
       let now = ContinuousClock.now
       let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
-      guard poll(&descriptors, 2, Self.milliseconds(wait)) >= 0 || errno == EINTR else { return }
+      let ready =
+        spin?.wait(until: { poll(&descriptors, 2, 0) != 0 }) { poll(&descriptors, 2, Self.milliseconds(wait)) }
+        ?? poll(&descriptors, 2, Self.milliseconds(wait))
+      guard ready >= 0 || errno == EINTR else { return }
       if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
       if descriptors[0].revents != 0 {
         guard handleNext() else { return }

@@ -361,7 +361,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       guard let half, !state.withLock({ $0.isClosed }) else { throw RemoteCallError.peerDisconnected }
       do {
         try write(call: id, actor, target: target, arguments: arguments)
-        guard let frame = try half.connection.receive() else { throw RemoteCallError.peerDisconnected }
+        guard let frame = try half.connection.receiveSoon() else { throw RemoteCallError.peerDisconnected }
         traffic.received.add(frame.payload.count, ordering: .relaxed)
         switch try Envelope(frame) {
         case let .reply(replyID, value) where replyID == id:

@@ -145,6 +145,15 @@ package final class FramedConnection {
     return frame
   }
 
+  /// The next frame, as `receive()`, after spinning briefly (`BriefSpin`) for a peer that
+  /// usually answers within microseconds.
+  package func receiveSoon() throws(TransportError) -> Frame? {
+    if hasBufferedFrame { return try receive() }
+    return try spin.wait(until: { socket.isReadable }) { () throws(TransportError) in try receive() }
+  }
+
+  private var spin = BriefSpin()
+
   /// The next frame, as `receive()`, but failing with `TransportError.timedOut` unless all of
   /// it arrives within `milliseconds`: for a first message a peer owes.
   package func receive(within milliseconds: Int32) throws(TransportError) -> Frame? {

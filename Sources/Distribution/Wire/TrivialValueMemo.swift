@@ -1,0 +1,63 @@
+import Synchronization
+
+/// The encodings of a trivial type's values, and the values of those encodings, remembered:
+/// a boundary sends a handful of distinct actions over and over, and each trip through
+/// `Codable` costs microseconds where a lookup costs tens of nanoseconds.
+///
+/// Only for types copied bit for bit (no references, `_isPOD`), whose bytes say all there is
+/// of a value: equal bytes are the same value, so a remembered encoding is the one `Codable`
+/// would make. Bytes that differ only in padding miss, which costs a trip, never a wrong
+/// answer. Coding must depend on the value alone, as the wire requires anyway.
+///
+/// ```swift
+/// let memo = TrivialValueMemo<Action>()
+/// let bytes = try memo?.encode(.bump) { try BinaryEncoder().encode($0) }
+/// ```
+final class TrivialValueMemo<Value>: Sendable {
+  /// Values this large, or types that are not trivial, are not worth remembering.
+  static var isWorthwhile: Bool { _isPOD(Value.self) && MemoryLayout<Value>.size <= 64 }
+
+  /// Each table forgets everything once it holds this many: an action carrying a counter
+  /// would otherwise grow it for ever.
+  private static var capacity: Int { 64 }
+
+  /// A value's own bytes to its encoding, and an encoding to the value's bytes. Bytes rather
+  /// than values, so that nothing but bytes crosses threads through the memo.
+  private let encodings = Mutex<[[UInt8]: [UInt8]]>([:])
+  private let values = Mutex<[[UInt8]: [UInt8]]>([:])
+
+  /// Nil unless `isWorthwhile`.
+  init?() {
+    guard Self.isWorthwhile else { return nil }
+  }
+
+  func encode(_ value: Value, by encoder: (Value) throws -> [UInt8]) rethrows -> [UInt8] {
+    let key = withUnsafeBytes(of: value) { Array($0) }
+    if let known = encodings.withLock({ $0[key] }) { return known }
+    let encoded = try encoder(value)
+    remember(key, for: encoded, in: encodings)
+    return encoded
+  }
+
+  func decode(_ bytes: [UInt8], by decoder: ([UInt8]) throws -> Value) rethrows -> Value {
+    if let known = values.withLock({ $0[bytes] }) { return Self.value(from: known) }
+    let value = try decoder(bytes)
+    remember(bytes, for: withUnsafeBytes(of: value) { Array($0) }, in: values)
+    return value
+  }
+
+  private func remember(_ key: [UInt8], for value: [UInt8], in table: borrowing Mutex<[[UInt8]: [UInt8]]>) {
+    table.withLock { table in
+      if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
+      table[key] = value
+    }
+  }
+
+  /// The value whose bytes these are; sound because the type is trivial.
+  private static func value(from bytes: [UInt8]) -> Value {
+    withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { slot in
+      bytes.withUnsafeBytes { UnsafeMutableRawPointer(slot.baseAddress!).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+      return slot.baseAddress!.move()
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import Glibc
+import Testing
+import Transport
+
+@Suite struct BriefSpinTests {
+  /// Whether this machine spins at all: never with one CPU online.
+  private var spins: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 && BriefSpin.budget > .zero }
+
+  @Test func anAnswerThatIsThereIsTakenAtOnce() {
+    var spin = BriefSpin()
+    var checks = 0
+    let value = spin.wait(until: { checks += 1; return true }) { 42 }
+    #expect(value == 42)
+    #expect(checks == (spins ? 1 : 0))
+  }
+
+  @Test func aWaitThatRanLongStopsSpinningUntilOneEndsSoon() {
+    var spin = BriefSpin()
+    var checks = 0
+    let never = { () -> Bool in checks += 1; return false }
+    // Spins, finds nothing, then "sleeps" longer than spinning could have saved.
+    spin.wait(until: never) { busy(for: BriefSpin.budget * 3) }
+    #expect(spins ? checks > 0 : checks == 0)
+    checks = 0
+    spin.wait(until: never) {}
+    #expect(checks == 0, "after a long wait, the next one sleeps at once")
+    // That wait ended soon, so the next one spins again.
+    spin.wait(until: never) {}
+    #expect(spins ? checks > 0 : checks == 0)
+  }
+
+  @Test func aBlockThatThrowsPassesItsErrorOn() {
+    struct Refused: Error {}
+    var spin = BriefSpin()
+    #expect(throws: Refused.self) { try spin.wait(until: { true }) { () throws(Refused) in throw Refused() } }
+  }
+
+  @Test func aSocketIsReadableOnceBytesOrTheEndArrive() throws {
+    let (left, right) = try UnixSocket.pair()
+    #expect(!right.isReadable)
+    try [UInt8(1)].withUnsafeBytes { try left.write($0) }
+    #expect(right.isReadable)
+    var byte = [UInt8(0)]
+    _ = try byte.withUnsafeMutableBytes { try right.read(into: $0) }
+    #expect(!right.isReadable)
+    left.shutdown()
+    #expect(right.isReadable)
+  }
+
+  /// Runs the CPU for `duration`: a stand-in for a peer that takes that long to answer.
+  private func busy(for duration: Duration) {
+    let end = ContinuousClock.now + duration
+    while ContinuousClock.now < end {}
+  }
+}
