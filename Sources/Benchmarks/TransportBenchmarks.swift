@@ -60,8 +60,15 @@ private func readExactly(_ buffer: inout [UInt8], from socket: UnixSocket, spin:
   var offset = 0
   while offset < buffer.count {
     let read = try buffer.withUnsafeMutableBytes { bytes in
-      let read = { try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...])) }
-      return try spin?.wait(until: { socket.isReadable }, then: read) ?? read()
+      let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[offset...])
+      // Spinning, each check is a read that does not wait, as `FramedConnection`'s are.
+      var early = -1
+      let checked = { () -> Bool in
+        early = recv(socket.descriptor, rest.baseAddress, rest.count, Int32(MSG_DONTWAIT))
+        return early >= 0
+      }
+      return try spin?.wait(until: checked) { early >= 0 ? early : try socket.read(into: rest) }
+        ?? socket.read(into: rest)
     }
     if read == 0 { return false }
     offset += read

@@ -15,11 +15,14 @@ import Transport
   }
 
   @Test func aWaitThatRanLongStopsSpinningUntilOneEndsSoon() {
-    var spin = BriefSpin()
+    // A budget long enough that a wait with nothing to do ends within it even on a loaded
+    // machine, and no rest after a late yield, so that only the waits' lengths decide.
+    let budget = Duration.milliseconds(20)
+    var spin = BriefSpin(budget: budget, restAfterContention: .zero)
     var checks = 0
     let never = { () -> Bool in checks += 1; return false }
     // Spins, finds nothing, then "sleeps" longer than spinning could have saved.
-    spin.wait(until: never) { busy(for: BriefSpin.budget * 3) }
+    spin.wait(until: never) { busy(for: budget * 3) }
     #expect(spins ? checks > 0 : checks == 0)
     checks = 0
     spin.wait(until: never) {}

@@ -103,12 +103,14 @@ package final class ConnectionThread: TaskExecutor, Sendable {
       ]
       let now = ContinuousClock.now
       let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
+      // A spin that read a whole frame, or found a job, needs no poll.
       let ready =
-        spin?.wait(until: { poll(&descriptors, 2, 0) != 0 }) { poll(&descriptors, 2, Self.milliseconds(wait)) }
-        ?? poll(&descriptors, 2, Self.milliseconds(wait))
+        spin?.wait(until: { connection.readAvailable() || !jobs.isEmpty }) {
+          connection.hasBufferedFrame || !jobs.isEmpty ? 0 : poll(&descriptors, 2, Self.milliseconds(wait))
+        } ?? poll(&descriptors, 2, Self.milliseconds(wait))
       guard ready >= 0 || errno == EINTR else { return }
       if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
-      if descriptors[0].revents != 0 {
+      if descriptors[0].revents != 0 || connection.hasBufferedFrame {
         guard handleNext() else { return }
       }
       handlers.expire(.now)

@@ -11,7 +11,7 @@
 /// microseconds first keeps the core running while the peer answers; yielding in between
 /// lets a peer that shares the core answer.
 ///
-/// It never costs more than `budget` per wait, and usually nothing:
+/// It never costs more than its budget per wait, and usually nothing:
 /// - it spins only while waits end within twice `budget`: after one that ran longer it sleeps
 ///   at once, until a wait ends soon again, so an idle connection costs no CPU (twice, because
 ///   a wait that sleeps includes the wake-up it would have saved);
@@ -38,19 +38,25 @@ package struct BriefSpin: Sendable {
   /// scheduler's are 0.75 ms and up), not to a peer that answered.
   private static let contended = Duration.microseconds(200)
   /// How long spinning stays off after a late yield.
-  private static let restAfterContention = Duration.milliseconds(100)
+  package static let restAfterContention = Duration.milliseconds(100)
   private static let hasSpareCPU = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
 
+  private let budget: Duration
+  private let restAfterContention: Duration
   private var isWorthwhile = true
   private var restingUntil: ContinuousClock.Instant?
 
-  package init() {}
+  /// A spin of `budget` per wait, off for `restAfterContention` after a late yield.
+  package init(budget: Duration = Self.budget, restAfterContention: Duration = Self.restAfterContention) {
+    self.budget = budget
+    self.restAfterContention = restAfterContention
+  }
 
   /// Spins until `isReady`, within `budget`, then runs `block`, which may sleep.
   package mutating func wait<Result, Failure: Error>(
     until isReady: () -> Bool, then block: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    guard Self.budget > .zero, Self.hasSpareCPU else { return try block() }
+    guard budget > .zero, Self.hasSpareCPU else { return try block() }
     let start = ContinuousClock.now
     if isWorthwhile, restingUntil.map({ start >= $0 }) ?? true {
       var previous = start
@@ -59,15 +65,15 @@ package struct BriefSpin: Sendable {
         sched_yield()
         let now = ContinuousClock.now
         if now - previous >= Self.contended {
-          restingUntil = now + Self.restAfterContention
+          restingUntil = now + restAfterContention
           break
         }
-        if now - start >= Self.budget { break }
+        if now - start >= budget { break }
         previous = now
       }
     }
     let result = try block()
-    isWorthwhile = start.duration(to: .now) < Self.budget * 2
+    isWorthwhile = start.duration(to: .now) < budget * 2
     return result
   }
 }

@@ -149,7 +149,29 @@ package final class FramedConnection {
   /// usually answers within microseconds.
   package func receiveSoon() throws(TransportError) -> Frame? {
     if hasBufferedFrame { return try receive() }
-    return try spin.wait(until: { socket.isReadable }) { () throws(TransportError) in try receive() }
+    return try spin.wait(until: readAvailable) { () throws(TransportError) in try receive() }
+  }
+
+  /// Buffers whatever the socket holds without waiting for more, so that a reader that spins
+  /// checks and reads in one system call; true when something came, or the socket has ended
+  /// or failed (the next `receive()` says which).
+  package func readAvailable() -> Bool {
+    if start > 0 && start == end { (start, end) = (0, 0) }
+    if buffer.count - end < 4 << 10 {
+      if start > 0 {
+        buffer.withUnsafeMutableBufferPointer { bytes in
+          bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
+        }
+        end -= start
+        start = 0
+      }
+      if buffer.count - end < 4 << 10 { buffer += [UInt8](repeating: 0, count: buffer.count) }
+    }
+    let read = buffer.withUnsafeMutableBytes { bytes in
+      recv(socket.descriptor, bytes.baseAddress! + end, bytes.count - end, Int32(MSG_DONTWAIT))
+    }
+    if read > 0 { end += read }
+    return read >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
   }
 
   private var spin = BriefSpin()
