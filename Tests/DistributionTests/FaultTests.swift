@@ -30,7 +30,12 @@ import TransportTestSupport
     }
     #expect(kills > 5)
     #expect(remote.state == local.state)
-    #expect(events.all.contains { if case .workerRestarted = $0 { true } else { false } })
+    let reasons = events.all.compactMap { event -> String? in
+      if case let .workerRestarted(_, _, reason) = event { reason } else { nil }
+    }
+    #expect(!reasons.isEmpty)
+    // Each says once what became of the worker, however its death was first noticed.
+    #expect(reasons.allSatisfy { $0.components(separatedBy: "is unavailable").count <= 2 }, "\(reasons)")
   }
 
   @Test func aFailedBoundaryLetsTheRestOfItsPoolGo() async throws {

@@ -32,6 +32,16 @@ import Transport
     #expect(spins ? checks > 0 : checks == 0)
   }
 
+  @Test func theBudgetIsReadAsWholeMicrosecondsWithinBounds() {
+    #expect(BriefSpin.budget(parsing: "20") == .microseconds(20))
+    #expect(BriefSpin.budget(parsing: " +20\n") == .microseconds(20))
+    #expect(BriefSpin.budget(parsing: "0") == .zero)
+    #expect(BriefSpin.budget(parsing: "-5") == .zero)
+    #expect(BriefSpin.budget(parsing: "99999999") == .microseconds(1_000))
+    #expect(BriefSpin.budget(parsing: "99999999999999999999999") == .microseconds(1_000))
+    for text in ["", "abc", "5ms", "1 2", "-", "٣"] { #expect(BriefSpin.budget(parsing: text) == nil, "\(text)") }
+  }
+
   @Test func aBlockThatThrowsPassesItsErrorOn() {
     struct Refused: Error {}
     var spin = BriefSpin()

@@ -230,7 +230,11 @@ final class WorkerLink: Sendable {
     do {
       answer = try endpoint.handleSynchronously(request)
     } catch RemoteCallError.peerDisconnected {
-      throw unavailable("its boundary endpoint ended (the connection closed)")
+      // The fault, not this error, is what the caller hears (`givingUpOnFailure`): its words
+      // go there, so that they are not wrapped twice.
+      let reason = "its boundary endpoint ended (the connection closed)"
+      fault.withLock { $0 = $0 ?? reason }
+      throw unavailable(reason)
     }
     guard answer.warnings.count <= Self.maximumWarnings else {
       throw DistributionError.protocolViolation("worker \(pid) sent more than \(Self.maximumWarnings) warnings with one reply")

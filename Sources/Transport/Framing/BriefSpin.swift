@@ -25,14 +25,26 @@
 /// let frame = try spin.wait(until: { socket.isReadable }) { try connection.receive() }
 /// ```
 package struct BriefSpin: Sendable {
-  /// How long a wait spins before it sleeps: 50 µs, or `BULKHEAD_SPIN_MICROSECONDS`
-  /// (0 turns spinning off).
+  /// How long a wait spins before it sleeps: 50 µs, or what `BULKHEAD_SPIN_MICROSECONDS`
+  /// says (`budget(parsing:)`).
   package static let budget: Duration = {
-    guard let text = getenv("BULKHEAD_SPIN_MICROSECONDS"), let microseconds = Int(String(cString: text)),
-      microseconds >= 0
-    else { return .microseconds(50) }
-    return .microseconds(min(microseconds, 10_000))
+    guard let text = getenv("BULKHEAD_SPIN_MICROSECONDS") else { return .microseconds(50) }
+    return budget(parsing: String(cString: text)) ?? .microseconds(50)
   }()
+
+  /// The budget `text` asks for in whole microseconds: 0 or less turns spinning off, and more
+  /// than 1,000 counts as 1,000, because a budget near the time between a peer's messages
+  /// keeps a thread spinning for good. Nil when `text` is not a whole number.
+  package static func budget(parsing text: String) -> Duration? {
+    let words = text.split(whereSeparator: \.isWhitespace)
+    guard words.count == 1, let word = words.first else { return nil }
+    let isNegative = word.first == "-"
+    let digits = word.first == "-" || word.first == "+" ? word.dropFirst() : word[...]
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    if isNegative { return .zero }
+    // Too many digits for an `Int` is still a number, and more than enough.
+    return .microseconds(min(Int(digits) ?? 1_000, 1_000))
+  }
 
   /// A yield that took this long gave the core to a thread that kept it for a time slice (the
   /// scheduler's are 0.75 ms and up), not to a peer that answered.
