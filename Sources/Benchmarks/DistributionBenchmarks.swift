@@ -12,12 +12,8 @@ import Transport
 func distributionBenchmarks(label: String) async throws -> [Row] {
   let iterations = 5_000
   var raw = try await rawRoundTrip(iterations: 20_000)
-  let composition = try Composition(
-    root: Payload(), placement: Placement(file: "benchmark", entries: [.init(path: "store")]),
-    command: childWorker())
+  let composition = try payloadComposition()
   defer { composition.shutdown() }
-  for pid in composition.processes.flatMap(\.pids) { CPULayout.place(worker: pid) }
-
   let small = Store(initialState: Payload.State()) { composition.compose(Payload()) }
   let worker = composition.processes.first?.pids.first ?? 0
   var rows = [
@@ -67,17 +63,24 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
 @MainActor
 func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row] {
   let raw = try await rawRoundTrip(iterations: 20_000)
-  let composition = try Composition(
-    root: Payload(), placement: Placement(file: "benchmark", entries: [.init(path: "store")]),
-    command: childWorker())
+  let composition = try payloadComposition()
   defer { composition.shutdown() }
-  for pid in composition.processes.flatMap(\.pids) { CPULayout.place(worker: pid) }
   let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
   let worker = composition.processes.first?.pids.first ?? 0
   let row = remoteActionRow(label: label, store: store, worker: worker, iterations: iterations)
   let spinning = spinningRawRow(label: label, nanoseconds: try await rawRoundTrip(iterations: 20_000, spinning: true))
   return [Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)]
     + [row, spinning].map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
+}
+
+/// The Payload example with its `store` boundary in a worker, placed as the layout in force
+/// says.
+private func payloadComposition() throws -> Composition {
+  let composition = try Composition(
+    root: Payload(), placement: Placement(file: "benchmark", entries: [.init(path: "store")]),
+    command: childWorker())
+  for pid in composition.processes.flatMap(\.pids) { CPULayout.place(worker: pid) }
+  return composition
 }
 
 /// The raw round trip with both sides spinning before they read: what the remote action's
