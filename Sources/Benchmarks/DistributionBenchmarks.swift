@@ -58,8 +58,8 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
     + instrumented
 }
 
-/// The remote action round trip alone, against the raw round trip; `rounds` long enough to
-/// profile (`bulkhead-benchmark remote-action`).
+/// The remote action round trip alone, against the raw round trip, for as many `iterations`
+/// as a profile needs (`bulkhead-benchmark remote-action`).
 @MainActor
 func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row] {
   let raw = try await rawRoundTrip(iterations: 20_000)

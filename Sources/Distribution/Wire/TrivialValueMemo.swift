@@ -56,7 +56,7 @@ final class TrivialValueMemo<Value>: Sendable {
   /// The value whose bytes these are; sound because the type is trivial.
   private static func value(from bytes: [UInt8]) -> Value {
     withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { slot in
-      bytes.withUnsafeBytes { UnsafeMutableRawPointer(slot.baseAddress!).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+      bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(slot).copyMemory(from: $0) }
       return slot.baseAddress!.move()
     }
   }

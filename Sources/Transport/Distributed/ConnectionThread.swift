@@ -93,7 +93,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     }
     while true {
       runQueuedJobs()
-      if connection.hasBufferedFrame {
+      if connection.isReadyToReceive {
         guard handleNext() else { return }
         continue
       }
@@ -103,14 +103,21 @@ package final class ConnectionThread: TaskExecutor, Sendable {
       ]
       let now = ContinuousClock.now
       let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
-      // A spin that read a whole frame, or found a job, needs no poll.
       let ready =
         spin?.wait(until: { connection.readAvailable() || !jobs.isEmpty }) {
-          connection.hasBufferedFrame || !jobs.isEmpty ? 0 : poll(&descriptors, 2, Self.milliseconds(wait))
+          // A spin that read a whole frame (or what `receive()` must report) needs no poll,
+          // nor does one that found a job: its wake-up is cleared before the job is taken,
+          // so a job queued later wakes the next poll.
+          if connection.isReadyToReceive { return 0 }
+          if !jobs.isEmpty {
+            _ = bulkhead_wakeup_clear(jobs.wakeup)
+            return 0
+          }
+          return poll(&descriptors, 2, Self.milliseconds(wait))
         } ?? poll(&descriptors, 2, Self.milliseconds(wait))
       guard ready >= 0 || errno == EINTR else { return }
       if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
-      if descriptors[0].revents != 0 || connection.hasBufferedFrame {
+      if descriptors[0].revents != 0 || connection.isReadyToReceive {
         guard handleNext() else { return }
       }
       handlers.expire(.now)

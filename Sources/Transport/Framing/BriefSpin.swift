@@ -11,7 +11,8 @@
 /// microseconds first keeps the core running while the peer answers; yielding in between
 /// lets a peer that shares the core answer.
 ///
-/// It never costs more than its budget per wait, and usually nothing:
+/// It costs about its budget per wait at most (plus one yield that came back late), and
+/// usually nothing:
 /// - it spins only while waits end within twice `budget`: after one that ran longer it sleeps
 ///   at once, until a wait ends soon again, so an idle connection costs no CPU (twice, because
 ///   a wait that sleeps includes the wake-up it would have saved);
@@ -22,7 +23,7 @@
 ///
 /// ```swift
 /// var spin = BriefSpin()
-/// let frame = try spin.wait(until: { socket.isReadable }) { try connection.receive() }
+/// let frame = try spin.wait(until: connection.readAvailable) { try connection.receive() }
 /// ```
 package struct BriefSpin: Sendable {
   /// How long a wait spins before it sleeps: 50 µs, or what `BULKHEAD_SPIN_MICROSECONDS`
@@ -87,14 +88,5 @@ package struct BriefSpin: Sendable {
     let result = try block()
     isWorthwhile = start.duration(to: .now) < budget * 2
     return result
-  }
-}
-
-extension UnixSocket {
-  /// Whether a read would return at once: bytes are waiting, the peer has gone, or the
-  /// socket has failed.
-  package var isReadable: Bool {
-    var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
-    return poll(&descriptor, 1, 0) != 0
   }
 }

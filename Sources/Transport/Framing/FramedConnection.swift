@@ -148,33 +148,46 @@ package final class FramedConnection {
   /// The next frame, as `receive()`, after spinning briefly (`BriefSpin`) for a peer that
   /// usually answers within microseconds.
   package func receiveSoon() throws(TransportError) -> Frame? {
-    if hasBufferedFrame { return try receive() }
+    if isReadyToReceive { return try receive() }
     return try spin.wait(until: readAvailable) { () throws(TransportError) in try receive() }
   }
 
   /// Buffers whatever the socket holds without waiting for more, so that a reader that spins
   /// checks and reads in one system call; true when something came, or the socket has ended
-  /// or failed (the next `receive()` says which).
+  /// or failed (kept for the next `receive()`, which reports it).
   package func readAvailable() -> Bool {
-    if start > 0 && start == end { (start, end) = (0, 0) }
-    if buffer.count - end < 4 << 10 {
-      if start > 0 {
-        buffer.withUnsafeMutableBufferPointer { bytes in
-          bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
-        }
-        end -= start
-        start = 0
-      }
-      if buffer.count - end < 4 << 10 { buffer += [UInt8](repeating: 0, count: buffer.count) }
-    }
+    compact()
+    if buffer.count - end < 4 << 10 { buffer += [UInt8](repeating: 0, count: buffer.count) }
     let read = buffer.withUnsafeMutableBytes { bytes in
       recv(socket.descriptor, bytes.baseAddress! + end, bytes.count - end, Int32(MSG_DONTWAIT))
     }
-    if read > 0 { end += read }
-    return read >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    if read > 0 {
+      end += read
+    } else if read == 0 || errno == ECONNRESET {
+      hasEnded = true
+    } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+      pendingError = .system("recv", "socket \(socket.descriptor)")
+    }
+    return read >= 0 || hasEnded || pendingError != nil
+  }
+
+  /// Whether `receive()` returns or throws without waiting for the socket: a whole frame is
+  /// buffered, a buffered header is damaged or too large, or the socket has ended or failed.
+  /// For readers that poll the socket before they receive: after `readAvailable()` the socket
+  /// may hold nothing more while the buffer holds what `receive()` must see.
+  package var isReadyToReceive: Bool {
+    if hasBufferedFrame || hasEnded || pendingError != nil { return true }
+    guard end - start >= Frame.headerSize else { return false }
+    let check = UInt16(buffer[start + 5]) | UInt16(buffer[start + 6]) << 8
+    return check != Frame.headerCheck(length: UInt32(bufferedLength), kind: buffer[start + 4])
+      || bufferedLength > maximumPayload
   }
 
   private var spin = BriefSpin()
+  /// The peer closed the connection, as a read that did not wait found.
+  private var hasEnded = false
+  /// A read that did not wait failed with this; the next `receive()` throws it.
+  private var pendingError: TransportError?
 
   /// The next frame, as `receive()`, but failing with `TransportError.timedOut` unless all of
   /// it arrives within `milliseconds`: for a first message a peer owes.
@@ -186,8 +199,8 @@ package final class FramedConnection {
   }
 
   /// Whether a whole frame is buffered already, so that `receive()` returns it without
-  /// reading the socket: for readers that poll the socket before they receive.
-  package var hasBufferedFrame: Bool {
+  /// reading the socket.
+  private var hasBufferedFrame: Bool {
     end - start >= Frame.headerSize && end - start >= Frame.headerSize + bufferedLength
   }
 
@@ -197,16 +210,24 @@ package final class FramedConnection {
       | Int(buffer[start + 3]) << 24
   }
 
+  /// Moves the buffered bytes to the front of the buffer.
+  private func compact() {
+    guard start > 0 else { return }
+    buffer.withUnsafeMutableBufferPointer { bytes in
+      bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
+    }
+    end -= start
+    start = 0
+  }
+
   /// Reads until `count` bytes are buffered; false at a clean end of stream when allowed.
   private func fill(atLeast count: Int, allowingEndOfStream: Bool) throws(TransportError) -> Bool {
     if end - start >= count { return true }
-    if start > 0 {
-      buffer.withUnsafeMutableBufferPointer { bytes in
-        bytes.baseAddress!.update(from: bytes.baseAddress! + start, count: end - start)
-      }
-      end -= start
-      start = 0
+    if let pendingError {
+      self.pendingError = nil
+      throw pendingError
     }
+    compact()
     if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
     // Read only when a frame comes in pieces: then the whole frame must beat the timeout.
     var firstRead: ContinuousClock.Instant?
