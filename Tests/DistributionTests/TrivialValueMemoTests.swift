@@ -22,11 +22,8 @@ import Transport
 
   @Test func paddingNeverChangesTheAnswer() throws {
     let memo = try #require(TrivialValueMemo<Padded>())
-    var encoded = 0
-    let encode = { (value: Padded) throws -> [UInt8] in
-      encoded += 1
-      return try BinaryEncoder().encode(value)
-    }
+    let counted = CountedEncoder<Padded>()
+    let encode = counted.encode
     // The same value, made in memory whose padding holds zeros or ones. A copy may or may not
     // keep its padding (a debug build's copies often do not), so each may hit or miss; the
     // answer must be the same.
@@ -35,7 +32,7 @@ import Transport
     let first = try memo.encode(zeroed, by: encode)
     #expect(try memo.encode(zeroed, by: encode) == first)
     #expect(try memo.encode(filled, by: encode) == first)
-    #expect((1...3).contains(encoded))
+    #expect((1...3).contains(counted.calls))
     let decode = { try BinaryDecoder().decode(Padded.self, from: $0) }
     #expect(try memo.decode(first, by: decode) == zeroed)
     #expect(try memo.decode(first, by: decode) == filled)
@@ -43,17 +40,14 @@ import Transport
 
   @Test func forgetsOnceFullAndStaysRight() throws {
     let memo = try #require(TrivialValueMemo<Move>())
-    var encoded = 0
-    let encode = { (move: Move) throws -> [UInt8] in
-      encoded += 1
-      return try BinaryEncoder().encode(move)
-    }
+    let counted = CountedEncoder<Move>()
+    let encode = counted.encode
     for count in 0..<64 { _ = try memo.encode(.step(count), by: encode) }
     _ = try memo.encode(.step(0), by: encode)
-    #expect(encoded == 64, "64 values are remembered")
+    #expect(counted.calls == 64, "64 values are remembered")
     _ = try memo.encode(.step(64), by: encode)
     _ = try memo.encode(.step(0), by: encode)
-    #expect(encoded == 66, "the 65th made it forget the others")
+    #expect(counted.calls == 66, "the 65th made it forget the others")
     for round in 0..<3 {
       for count in 0..<200 {
         let bytes = try memo.encode(.step(count), by: encode)
@@ -78,5 +72,15 @@ import Transport
     #expect(TrivialValueMemo<Labelled>() == nil)
     #expect(TrivialValueMemo<[Int]>() == nil)
     #expect(TrivialValueMemo<Move>() != nil)
+  }
+}
+
+/// Encodes with `BinaryEncoder`, counting its calls: a remembered encoding is not a call.
+private final class CountedEncoder<Value: Encodable> {
+  private(set) var calls = 0
+
+  func encode(_ value: Value) throws -> [UInt8] {
+    calls += 1
+    return try BinaryEncoder().encode(value)
   }
 }
