@@ -6,8 +6,8 @@ internal import Transport
 /// The host's end of a worker's effects: a proxy effect per worker effect body, which starts
 /// the body in the worker, feeds its actions to the host's store one at a time, in the order
 /// the body streamed them, tells the worker when each was processed or dropped, sleeps on the
-/// host's clock for it, and cancels the body when the proxy is cancelled. It also answers the worker's questions about crossing
-/// dependencies, from `dependencies`.
+/// host's clock for it, and cancels the body when the proxy is cancelled. It also answers the
+/// worker's questions about crossing dependencies, from `dependencies`.
 ///
 /// On the connection, the worker's messages arrive at the host's `HostEndpoint`, and the
 /// host's go to the worker's `WorkerEffectsEndpoint`.

@@ -203,7 +203,9 @@ final class WorkerLink: Sendable {
       abandon(because: "it stalled")
       throw WorkerStalled(pid: pid, deadline: deadline)
     } catch {
-      abandon(because: "\(error)")
+      // A connection that ended is said here; other errors say what they are.
+      let ended = error as? RemoteCallError == .peerDisconnected
+      abandon(because: ended ? "its boundary endpoint ended (the connection closed)" : "\(error)")
       throw fault.withLock { $0 }.map(unavailable) ?? error
     }
   }
@@ -226,16 +228,7 @@ final class WorkerLink: Sendable {
 
   private func exchange(_ request: Wire.Request, with endpoint: BoundaryEndpoint) throws -> Exchange {
     let (sent, received) = (controlSystem.bytesSent, controlSystem.bytesReceived)
-    let answer: Wire.Answer
-    do {
-      answer = try endpoint.handleSynchronously(request)
-    } catch RemoteCallError.peerDisconnected {
-      // The fault, not this error, is what the caller hears (`givingUpOnFailure`): its words
-      // go there, so that they are not wrapped twice.
-      let reason = "its boundary endpoint ended (the connection closed)"
-      fault.withLock { $0 = $0 ?? reason }
-      throw unavailable(reason)
-    }
+    let answer = try endpoint.handleSynchronously(request)
     guard answer.warnings.count <= Self.maximumWarnings else {
       throw DistributionError.protocolViolation("worker \(pid) sent more than \(Self.maximumWarnings) warnings with one reply")
     }

@@ -46,7 +46,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   /// Starts reading `reader` on a new thread. `idleWait` bounds each wait when nothing is
   /// due, so that a deadline set while the thread waits is never checked later than it falls.
   func start(reading reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers, spin: nil) }
+    DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers, spin: BriefSpin(budget: .zero)) }
   }
 
   /// Reads `reader` on the calling thread until the connection ends, spinning briefly
@@ -71,7 +71,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     jobs.enqueue(UnownedJob(job), isolated: false)
   }
 
-  private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers, spin: BriefSpin?) {
+  private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers, spin: BriefSpin) {
     var spin = spin
     jobs.readOnThisThread()
     var ending: TransportError?
@@ -103,18 +103,17 @@ package final class ConnectionThread: TaskExecutor, Sendable {
       ]
       let now = ContinuousClock.now
       let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
-      let ready =
-        spin?.wait(until: { connection.readAvailable() || !jobs.isEmpty }) {
-          // A spin that read a whole frame (or what `receive()` must report) needs no poll,
-          // nor does one that found a job: its wake-up is cleared before the job is taken,
-          // so a job queued later wakes the next poll.
-          if connection.isReadyToReceive { return 0 }
-          if !jobs.isEmpty {
-            _ = bulkhead_wakeup_clear(jobs.wakeup)
-            return 0
-          }
-          return poll(&descriptors, 2, Self.milliseconds(wait))
-        } ?? poll(&descriptors, 2, Self.milliseconds(wait))
+      let ready = spin.wait(until: { connection.readAvailable() || !jobs.isEmpty }) { () -> Int32 in
+        // A spin that read a whole frame (or what `receive()` must report) needs no poll,
+        // nor does one that found a job: its wake-up is cleared before the job is taken, so
+        // a job queued later wakes the next poll.
+        if connection.isReadyToReceive { return 0 }
+        if !jobs.isEmpty {
+          _ = bulkhead_wakeup_clear(jobs.wakeup)
+          return 0
+        }
+        return poll(&descriptors, 2, Self.milliseconds(wait))
+      }
       guard ready >= 0 || errno == EINTR else { return }
       if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
       if descriptors[0].revents != 0 || connection.isReadyToReceive {

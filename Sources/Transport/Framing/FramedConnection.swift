@@ -126,13 +126,9 @@ package final class FramedConnection {
   /// The next frame, or nil when the peer closed the connection between frames.
   package func receive() throws(TransportError) -> Frame? {
     guard try fill(atLeast: Frame.headerSize, allowingEndOfStream: true) else { return nil }
+    if let fault = bufferedHeaderFault { throw fault }
     let length = bufferedLength
     let kind = buffer[start + 4]
-    let check = UInt16(buffer[start + 5]) | UInt16(buffer[start + 6]) << 8
-    guard check == Frame.headerCheck(length: UInt32(length), kind: kind) else {
-      throw .malformed("a frame header (length \(length), kind \(kind)) does not match its check: it was damaged on the way")
-    }
-    guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
     _ = try fill(atLeast: Frame.headerSize + length, allowingEndOfStream: false)
     let expected =
       UInt32(buffer[start + 7]) | UInt32(buffer[start + 8]) << 8 | UInt32(buffer[start + 9]) << 16
@@ -177,10 +173,7 @@ package final class FramedConnection {
   /// may hold nothing more while the buffer holds what `receive()` must see.
   package var isReadyToReceive: Bool {
     if hasBufferedFrame || hasEnded || pendingError != nil { return true }
-    guard end - start >= Frame.headerSize else { return false }
-    let check = UInt16(buffer[start + 5]) | UInt16(buffer[start + 6]) << 8
-    return check != Frame.headerCheck(length: UInt32(bufferedLength), kind: buffer[start + 4])
-      || bufferedLength > maximumPayload
+    return end - start >= Frame.headerSize && bufferedHeaderFault != nil
   }
 
   private var spin = BriefSpin()
@@ -202,6 +195,19 @@ package final class FramedConnection {
   /// reading the socket.
   private var hasBufferedFrame: Bool {
     end - start >= Frame.headerSize && end - start >= Frame.headerSize + bufferedLength
+  }
+
+  /// What is wrong with the buffered header, if anything: damaged on the way (it does not
+  /// match its check), or announcing more than `maximumPayload`. A whole header must be
+  /// buffered.
+  private var bufferedHeaderFault: TransportError? {
+    let length = bufferedLength
+    let kind = buffer[start + 4]
+    let check = UInt16(buffer[start + 5]) | UInt16(buffer[start + 6]) << 8
+    guard check == Frame.headerCheck(length: UInt32(length), kind: kind) else {
+      return .malformed("a frame header (length \(length), kind \(kind)) does not match its check: it was damaged on the way")
+    }
+    return length > maximumPayload ? .frameTooLarge(length: length, limit: maximumPayload) : nil
   }
 
   /// The payload length in the buffered header.
