@@ -61,8 +61,11 @@ struct Recording {
     guard header["format"] as? String == RecordingFormat.name else {
       throw wrong(1, "not a Bulkhead recording: its first line must be a header with \"format\": \"\(RecordingFormat.name)\"")
     }
-    guard let version = header["version"] as? Int, version == RecordingFormat.version else {
-      throw wrong(1, "the recording has format version \(header["version"].map { "\($0)" } ?? "(none)"); this host reads version \(RecordingFormat.version)")
+    guard let version = header["version"] as? Int else {
+      throw wrong(1, "the header's \"version\" must be a whole number; it is \(RecordingFormat.describe(header["version"]))")
+    }
+    guard version == RecordingFormat.version else {
+      throw wrong(1, "the recording has format version \(version); this host reads version \(RecordingFormat.version)")
     }
     func text(_ key: String) throws(RecordingError) -> String {
       guard let value = header[key] as? String else { throw wrong(1, "the header has no \"\(key)\" text") }

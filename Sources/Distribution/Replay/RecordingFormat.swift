@@ -54,7 +54,7 @@ enum RecordingFormat {
     "{" + (try fields.map { "\(try json($0.0)):\($0.1)" }).joined(separator: ",") + "}"
   }
 
-  private static func json(_ string: String) throws -> String {
+  fileprivate static func json(_ string: String) throws -> String {
     String(decoding: try JSONSerialization.data(withJSONObject: string, options: [.fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
   }
 
@@ -64,6 +64,25 @@ enum RecordingFormat {
     String(
       decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
       as: UTF8.self)
+  }
+}
+
+extension RecordingFormat {
+  /// What a parsed JSON value is, for a message about a field of the wrong type.
+  ///
+  /// ```swift
+  /// RecordingFormat.describe("1")  // the text "1"
+  /// ```
+  static func describe(_ value: Any?) -> String {
+    switch value {
+    case nil: "missing"
+    case is NSNull: "null"
+    case let text as String: "the text \((try? json(text)) ?? text)"
+    case let number as NSNumber: "the value \(number)"
+    case is [Any]: "a list"
+    case is [String: Any]: "an object"
+    case let other?: "\(type(of: other))"
+    }
   }
 }
 

@@ -34,6 +34,7 @@ final class Replayer: ScriptDriver {
     let sends: [Int: Action]
     do {
       try checkTypes(State.self, Action.self)
+      try checkStates(coding)
       sends = try outsideActions(coding)
     } catch {
       verdict = .refused(error)
@@ -110,6 +111,28 @@ final class Replayer: ScriptDriver {
         file: recording.file, line: 1,
         reason: "the recording of \"\(recording.app)\" has state \(recording.stateType) and action \(recording.actionType); "
           + "this host's \"\(recording.app)\" has \(types.0) and \(types.1): it is a recording of another app")
+    }
+  }
+
+  /// Refuses a step whose recorded state this app could not have written: encoded when the
+  /// state is not `Codable`, a dump when it is, or an encoding that does not decode. Such a
+  /// file is malformed, not a run that went another way.
+  private func checkStates<State, Action>(_ coding: StepCoding<State, Action>) throws(RecordingError) {
+    let codable = State.self is any Decodable.Type && State.self is any Encodable.Type
+    for step in recording.steps {
+      func wrong(_ reason: String) -> RecordingError { RecordingError(file: recording.file, line: step.line, reason: reason) }
+      switch step.state {
+      case .dump where codable:
+        throw wrong("the step holds a \"dump\", but \(State.self) is Codable, so this app records its \"state\" encoded")
+      case .encoded where !codable:
+        throw wrong("the step holds an encoded \"state\", but \(State.self) is not Codable, so this app records a \"dump\"")
+      case let .encoded(json):
+        do { _ = try coding.state(from: json) } catch {
+          throw wrong("\"state\" does not decode as \(String(reflecting: State.self)): \(DecodingErrorSummary(error))")
+        }
+      case .dump:
+        break
+      }
     }
   }
 

@@ -89,6 +89,11 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     var resolution: TargetResolution?
   }
 
+  /// An actor of this process after the connection ended, kept only by its other owners.
+  private struct Departed {
+    weak var actor: (any DistributedActor)?
+  }
+
   /// How many calls to well-known actors that are not hosted yet may wait for them.
   private static let maximumParkedCalls = 256
   /// How many targets the peer may name; its actors have far fewer distributed methods.
@@ -98,6 +103,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     var nextActor = SocketActorID.firstAssigned
     var nextCall: UInt64 = 0
     var actors: [SocketActorID: any DistributedActor] = [:]
+    /// The actors of this process once the connection has ended, held weakly: no peer can
+    /// call them any more, yet each still resolves to itself for as long as it lives.
+    var departed: [SocketActorID: Departed] = [:]
     /// Calls that arrived for a well-known actor before this process hosted it.
     var parked: [IncomingCall] = []
     /// Parked calls released to run but not started yet: calls arriving meanwhile queue
@@ -195,17 +203,29 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   }
 
   package func actorReady<Actor: DistributedActor>(_ actor: Actor) where Actor.ID == SocketActorID {
-    state.withLock { $0.actors[actor.id] = actor }
+    state.withLock { state in
+      // Held strongly only while a peer may call it: the table is what keeps a hosted actor.
+      if state.isClosed {
+        state.departed[actor.id] = Departed(actor: actor)
+      } else {
+        state.actors[actor.id] = actor
+      }
+    }
   }
 
   package func resignID(_ id: SocketActorID) {
-    _ = state.withLock { $0.actors.removeValue(forKey: id) }
+    state.withLock { state in
+      state.actors.removeValue(forKey: id)
+      state.departed.removeValue(forKey: id)
+    }
   }
 
+  /// The actor `id` of this process, whether or not the connection has ended: an actor's
+  /// identity does not depend on when the peer went away.
   package func resolve<Actor: DistributedActor>(
     id: SocketActorID, as actorType: Actor.Type
   ) throws -> Actor? where Actor.ID == SocketActorID {
-    state.withLock { $0.actors[id] } as? Actor
+    state.withLock { $0.actors[id] ?? $0.departed[id]?.actor } as? Actor
   }
 
   /// Makes `id` the name of the next actor of this system, so that the peer can address it by
@@ -484,6 +504,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     shutdown.shutdown()
     let (pending, actors) = state.withLock { state in
       state.isClosed = true
+      state.departed.merge(state.actors.mapValues { Departed(actor: $0) }) { _, new in new }
       defer {
         state.pending = [:]
         state.actors = [:]
