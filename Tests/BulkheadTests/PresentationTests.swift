@@ -32,14 +32,17 @@ private struct Sheet: Reducer {
   }
 }
 
-/// An enum destination written by hand: an alert, or a sheet with its reducer.
+/// An enum destination written by hand: an alert, a dialog whose actions are of the alert's
+/// type, or a sheet with its reducer.
 private struct Destination: Reducer {
   enum State: Equatable {
     case alert(AlertState<Presenter.Choice>)
+    case dialog(ConfirmationDialogState<Presenter.Choice>)
     case sheet(Sheet.State)
   }
   enum Action: Equatable, Sendable {
     case alert(Presenter.Choice)
+    case dialog(Presenter.Choice)
     case sheet(Sheet.Action)
   }
 
@@ -222,6 +225,33 @@ private struct OuterCloser: Reducer {
     await again.send(.destination(.presented(.sheet(.tick)))) { $0.destination = .sheet(Sheet.State(id: 5, ticks: 1)) }
   }
 
+  @Test func anAlertCaseStaysUpWhenAnotherCasesActionArrives() {
+    let alert = AlertState<Presenter.Choice> { TextState("Sure?") }
+    let store = Store(initialState: Presenter.State(destination: .alert(alert))) { Presenter() }
+    let reported = warnings { store.send(.destination(.presented(.sheet(.tick)))) }
+    #expect(reported.count == 1)
+    #expect(reported.first?.message.contains("received a child action when child state was set to a different case") == true)
+    #expect(store.state.destination == .alert(alert))
+    // The dialog's actions are of the alert's type, but of another case.
+    store.send(.destination(.presented(.dialog(.confirm))))
+    #expect(store.state.destination == .alert(alert))
+    store.send(.destination(.presented(.alert(.confirm))))
+    #expect(store.state.destination == nil)
+  }
+
+  @Test func aDialogCaseStaysUpWhenAnotherCasesActionArrives() {
+    let dialog = ConfirmationDialogState<Presenter.Choice>(titleVisibility: .visible) { TextState("Really?") }
+    let store = Store(initialState: Presenter.State(destination: .dialog(dialog))) { Presenter() }
+    let reported = warnings {
+      store.send(.destination(.presented(.sheet(.tick))))
+      store.send(.destination(.presented(.alert(.confirm))))
+    }
+    #expect(reported.count == 1)
+    #expect(store.state.destination == .dialog(dialog))
+    store.send(.destination(.presented(.dialog(.confirm))))
+    #expect(store.state.destination == nil)
+  }
+
   @Test func anAlertTheParentReplacedWhileHandlingTheOldOnesActionStaysUp() async {
     let store = TestStore(initialState: Presenter.State()) { Presenter() }
     await store.send(.presentAlertAndDialog) {
@@ -240,7 +270,7 @@ private struct OuterCloser: Reducer {
     #expect(reported.count == 1)
     #expect(reported.first?.message.contains("received a presentation action when destination state was absent") == true)
     #expect(reported.first?.location.fileID == "BulkheadTests/PresentationTests.swift")
-    #expect(reported.first?.location.line == 98)
+    #expect(reported.first?.location.line == 101)
   }
 
   @Test func dismissOutsideAPresentationIsAWarning() async {
