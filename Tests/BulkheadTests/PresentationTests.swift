@@ -284,6 +284,22 @@ private struct OuterCloser: Reducer {
     #expect(log.all.first?.location.fileID == "BulkheadTests/PresentationTests.swift")
   }
 
+  @Test func dismissAtTheRootOfATestStoreEndsItsEffectsAndRefusesLaterSends() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Sheet.State()) { Sheet() } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.start)
+    await store.send(.close)
+    // The timer was cancelled with the store: no tick arrives, and none is left running.
+    await clock.advance(by: .seconds(5))
+    await store.finish()
+    await expectFailure(containing: ["Can't send Sheet.Action.tick", "the store was dismissed", "PresentationTests.swift:30"]) {
+      await store.send(.tick)
+    }
+    #expect(store.state == Sheet.State())
+  }
+
   @Test func aChildAloneCanBeTestedWithItsOwnDismissal() async {
     let dismissed = Log<Bool>()
     let store = TestStore(initialState: Sheet.State()) { Sheet() } withDependencies: {

@@ -223,4 +223,10 @@ extension Store {
   @_spi(Testing) public nonisolated func cancelAllEffects() {
     effects.cancelAll()
   }
+
+  /// Cancels every running effect when called, from any thread. It holds the effects, not
+  /// the store, so that what the store holds can keep it.
+  @_spi(Testing) public nonisolated var effectCancellation: @Sendable () -> Void {
+    { [effects] in effects.cancelAll() }
+  }
 }
