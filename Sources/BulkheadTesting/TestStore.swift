@@ -49,9 +49,13 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   private let executor = EffectExecutor()
   let recorder: TestRecorder<State, Action>
   private let endChecks: Mutex<EndChecks>
+  private let dismissal = StoreDismissal()
 
   /// A test store for `reducer` starting at `initialState`. Dependencies take their test
   /// values unless `prepareDependencies` overrides them.
+  ///
+  /// The feature at the root can dismiss the store, as a presented feature dismisses itself:
+  /// `dismiss()` in one of its effects cancels every effect, and a later `send` fails.
   public init<R: Reducer<State, Action>>(
     initialState: State,
     @ReducerBuilder<State, Action> reducer: () -> R,
@@ -65,14 +69,17 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     self.recorder = recorder
     self.state = initialState
     self.timeout = timeout
-    self.store = Store(
+    let store = Store(
       initialState: initialState,
       reducer: { TestReducer(base: reducer, recorder: recorder) },
-      withDependencies: {
+      withDependencies: { [dismissal] in
         $0.context = .test
+        $0.dismiss = dismissal.effect
         prepareDependencies(&$0)
       },
       effectExecutor: executor)
+    dismissal.attach(cancelling: store.effectCancellation)
+    self.store = store
     self.endChecks = Mutex(
       EndChecks(
         location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
@@ -123,6 +130,18 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ) async -> TestStoreTask {
     let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
     await settle()
+    if let dismissedAt = dismissal.location {
+      reportIssue(
+        """
+        Can't send \(renderHeadline(action)): the store was dismissed by "dismiss()" at \
+        \(dismissedAt). …
+
+        A dismissed store's effects were cancelled, and it takes no more actions. To test \
+        what happens after the dismissal, present the feature from a parent, or give the \
+        store a dismissal of its own ("$0.dismiss = DismissEffect { … }").
+        """, at: location)
+      return TestStoreTask(task: .empty, store: store, timeout: timeout)
+    }
     let unreceived = recorder.received
     if !unreceived.isEmpty {
       if exhaustivity == .on {

@@ -32,14 +32,17 @@ private struct Sheet: Reducer {
   }
 }
 
-/// An enum destination written by hand: an alert, or a sheet with its reducer.
+/// An enum destination written by hand: an alert, a dialog whose actions are of the alert's
+/// type, or a sheet with its reducer.
 private struct Destination: Reducer {
   enum State: Equatable {
     case alert(AlertState<Presenter.Choice>)
+    case dialog(ConfirmationDialogState<Presenter.Choice>)
     case sheet(Sheet.State)
   }
   enum Action: Equatable, Sendable {
     case alert(Presenter.Choice)
+    case dialog(Presenter.Choice)
     case sheet(Sheet.Action)
   }
 
@@ -222,6 +225,33 @@ private struct OuterCloser: Reducer {
     await again.send(.destination(.presented(.sheet(.tick)))) { $0.destination = .sheet(Sheet.State(id: 5, ticks: 1)) }
   }
 
+  @Test func anAlertCaseStaysUpWhenAnotherCasesActionArrives() {
+    let alert = AlertState<Presenter.Choice> { TextState("Sure?") }
+    let store = Store(initialState: Presenter.State(destination: .alert(alert))) { Presenter() }
+    let reported = warnings { store.send(.destination(.presented(.sheet(.tick)))) }
+    #expect(reported.count == 1)
+    #expect(reported.first?.message.contains("received a child action when child state was set to a different case") == true)
+    #expect(store.state.destination == .alert(alert))
+    // The dialog's actions are of the alert's type, but of another case.
+    store.send(.destination(.presented(.dialog(.confirm))))
+    #expect(store.state.destination == .alert(alert))
+    store.send(.destination(.presented(.alert(.confirm))))
+    #expect(store.state.destination == nil)
+  }
+
+  @Test func aDialogCaseStaysUpWhenAnotherCasesActionArrives() {
+    let dialog = ConfirmationDialogState<Presenter.Choice>(titleVisibility: .visible) { TextState("Really?") }
+    let store = Store(initialState: Presenter.State(destination: .dialog(dialog))) { Presenter() }
+    let reported = warnings {
+      store.send(.destination(.presented(.sheet(.tick))))
+      store.send(.destination(.presented(.alert(.confirm))))
+    }
+    #expect(reported.count == 1)
+    #expect(store.state.destination == .dialog(dialog))
+    store.send(.destination(.presented(.dialog(.confirm))))
+    #expect(store.state.destination == nil)
+  }
+
   @Test func anAlertTheParentReplacedWhileHandlingTheOldOnesActionStaysUp() async {
     let store = TestStore(initialState: Presenter.State()) { Presenter() }
     await store.send(.presentAlertAndDialog) {
@@ -240,7 +270,7 @@ private struct OuterCloser: Reducer {
     #expect(reported.count == 1)
     #expect(reported.first?.message.contains("received a presentation action when destination state was absent") == true)
     #expect(reported.first?.location.fileID == "BulkheadTests/PresentationTests.swift")
-    #expect(reported.first?.location.line == 98)
+    #expect(reported.first?.location.line == 101)
   }
 
   @Test func dismissOutsideAPresentationIsAWarning() async {
@@ -252,6 +282,22 @@ private struct OuterCloser: Reducer {
     #expect(log.all.count == 1)
     #expect(log.all.first?.message.contains("couldn't be dismissed") == true)
     #expect(log.all.first?.location.fileID == "BulkheadTests/PresentationTests.swift")
+  }
+
+  @Test func dismissAtTheRootOfATestStoreEndsItsEffectsAndRefusesLaterSends() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Sheet.State()) { Sheet() } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.start)
+    await store.send(.close)
+    // The timer was cancelled with the store: no tick arrives, and none is left running.
+    await clock.advance(by: .seconds(5))
+    await store.finish()
+    await expectFailure(containing: ["Can't send Sheet.Action.tick", "the store was dismissed", "PresentationTests.swift:30"]) {
+      await store.send(.tick)
+    }
+    #expect(store.state == Sheet.State())
   }
 
   @Test func aChildAloneCanBeTestedWithItsOwnDismissal() async {

@@ -1,5 +1,6 @@
 import Bulkhead
 import Synchronization
+import Testing
 
 /// Collects what tests want to look at afterwards: runtime warnings, events from effects.
 final class Log<Entry: Sendable>: Sendable {
@@ -20,3 +21,14 @@ func warnings(during operation: () -> Void) -> [RuntimeWarning] {
   return log.all
 }
 
+
+/// Expects exactly one known issue whose message contains every one of `fragments`.
+@MainActor
+func expectFailure(containing fragments: [String], _ body: () async -> Void) async {
+  await withKnownIssue {
+    await body()
+  } matching: { issue in
+    let text = issue.comments.map(\.rawValue).joined(separator: "\n")
+    return fragments.allSatisfy { text.contains($0) }
+  }
+}

@@ -40,17 +40,6 @@ private struct Delayed: Reducer {
   }
 }
 
-/// Expects exactly one known issue whose message contains every one of `fragments`.
-@MainActor
-private func expectFailure(containing fragments: [String], _ body: () async -> Void) async {
-  await withKnownIssue {
-    await body()
-  } matching: { issue in
-    let text = issue.comments.map(\.rawValue).joined(separator: "\n")
-    return fragments.allSatisfy { text.contains($0) }
-  }
-}
-
 @MainActor
 @Suite struct TestStoreSkippingTests {
   let clock = TestClock()

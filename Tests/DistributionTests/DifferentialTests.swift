@@ -53,7 +53,7 @@ import TransportTestSupport
   }
 
   @Test func effectStreamsWhileTheParentSometimesChangesTheChild() async throws {
-    let (state, statistics) = try await compare(
+    let (state, statistics, _) = try await compare(
       app: "payload", placement: "store\n", initialState: Payload.State(), reducer: Payload(), count: 300
     ) { _, generator in
       switch Int.random(in: 0..<6, using: &generator) {
@@ -70,28 +70,35 @@ import TransportTestSupport
   }
 
   @Test func navigationWithDismissalsFromEffects() async throws {
-    let (_, statistics) = try await compare(
+    let (_, statistics, warnings) = try await compare(
       app: "notes", placement: "destination\npath pool 3\n", initialState: Notes.State(), reducer: Notes(),
       count: 3_000, dependencies: { $0.continuousClock = ImmediateClock() }, next: Self.notesAction)
     // Dismissals reached both kinds of boundary: destinations retired, stack screens dropped.
     #expect(statistics["destination"]?.workersRetired ?? 0 > 20)
     #expect(statistics["path"]?.slotsDropped ?? 0 > 20)
+    // The editor's actions sent while an alert or a dialog was up were warned about, in the
+    // worker as in one process, and (the states being equal) left the alert or dialog up.
+    #expect(warnings > 20)
   }
 
   /// A random action that the Notes app can take in `state`: mostly what its screens offer
   /// (including the sheet's save and cancel, the detail's "Done" and the info's "Close", which
-  /// dismiss from effects), plus pushes and pops sent by hand.
+  /// dismiss from effects), plus pushes and pops sent by hand, and actions of another case of
+  /// the destination while an alert or a dialog is up, which must not dismiss it.
   private static func notesAction(_ state: Notes.State, _ generator: inout SeededGenerator) -> Notes.Action {
     func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &generator)! }
     let word = pick(["milk", "eggs", "bread", "tea"])
+    let editing = Notes.Destination.Action.editor(.titleChanged(word))
     switch state.destination {
     case .editor? where Bool.random(using: &generator):
       return .destination(pick([.presented(.editor(.titleChanged(word))), .presented(.editor(.saveButtonTapped)),
         .presented(.editor(.cancelButtonTapped)), .dismiss]))
     case let .alert(alert)? where Bool.random(using: &generator):
-      return .destination(pick([alert.buttons[0].action.map { .presented(.alert($0)) } ?? .dismiss, .dismiss]))
+      return .destination(pick([alert.buttons[0].action.map { .presented(.alert($0)) } ?? .dismiss, .dismiss,
+        .presented(editing)]))
     case .dialog? where Bool.random(using: &generator):
-      return .destination(pick([.presented(.dialog(.clearAll)), .dismiss]))
+      return .destination(pick([.presented(.dialog(.clearAll)), .dismiss, .presented(editing),
+        .presented(.alert(.confirmDeletion(id: pick(state.notes.ids + [99]))))]))
     default:
       break
     }
@@ -120,14 +127,15 @@ import TransportTestSupport
   }
 
   /// Runs `count` actions from `next` in one process and with `placement`, comparing states
-  /// after each and the root's action logs at the end; returns the last state and what crossed
-  /// each placed boundary.
+  /// and how many runtime warnings were raised after each, and the root's action logs at the
+  /// end; returns the last state, what crossed each placed boundary, and how many warnings
+  /// each side raised.
   @discardableResult
   private func compare<R: Reducer>(
     app: String, placement: String, initialState: R.State, reducer: R, count: Int = 1_000,
     seed: UInt64 = 2026, dependencies: (inout DependencyValues) -> Void = { _ in },
     next: (R.State, inout SeededGenerator) -> R.Action
-  ) async throws -> (R.State, [String: BoundaryStatistics])
+  ) async throws -> (R.State, [String: BoundaryStatistics], warnings: Int)
   where R.State: Equatable & Sendable, R.Action: Equatable {
     let composition = try composition(app: app, placement: placement)
     defer { composition.shutdown() }
@@ -141,13 +149,19 @@ import TransportTestSupport
       Reduce<R.State, R.Action> { _, action in remoteLog.append(action); return .none }
       composition.compose(reducer)
     } withDependencies: { dependencies(&$0) }
+    let localWarnings = Log<RuntimeWarning>()
+    let remoteWarnings = Log<RuntimeWarning>()
     var generator = SeededGenerator(seed: seed)
     for step in 0..<count {
       let action = next(local.state, &generator)
-      await local.send(action).finish()
-      await remote.send(action).finish()
+      await withRuntimeWarningHandler(localWarnings.append) { await local.send(action).finish() }
+      await withRuntimeWarningHandler(remoteWarnings.append) { await remote.send(action).finish() }
       guard local.state == remote.state else {
         Issue.record("seed \(seed), step \(step), after \(action): \(remote.state) in workers, \(local.state) in one process")
+        break
+      }
+      guard localWarnings.all.count == remoteWarnings.all.count else {
+        Issue.record("seed \(seed), step \(step), after \(action): warnings \(remoteWarnings.all) in workers, \(localWarnings.all) in one process")
         break
       }
     }
@@ -156,7 +170,7 @@ import TransportTestSupport
     let statistics = composition.processes.reduce(into: [String: BoundaryStatistics]()) {
       $0[$1.boundary] = composition.statistics(of: $1.boundary)
     }
-    return (local.state, statistics)
+    return (local.state, statistics, localWarnings.all.count)
   }
 }
 

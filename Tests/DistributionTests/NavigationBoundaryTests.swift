@@ -44,6 +44,26 @@ import Testing
     await store.finish()
   }
 
+  @Test func anAlertStaysUpWhenAnotherCaseOfItsPlacedDestinationGetsAnAction() async throws {
+    let composition = try composition(app: "notes", placement: "destination\n")
+    defer { composition.shutdown() }
+    let store = Store(initialState: Notes.State()) { composition.compose(Notes()) }
+    store.send(.deleteButtonTapped(id: 0))
+    let alert = store.state.destination
+    let warnings = Log<RuntimeWarning>()
+    await withRuntimeWarningHandler(warnings.append) {
+      await store.send(.destination(.presented(.editor(.titleChanged("Tea"))))).finish()
+    }
+    // The worker's `Scope` of the editor warned, and the alert is still up.
+    #expect(warnings.all.count == 1)
+    #expect(warnings.all.first?.message.contains("The worker of boundary \"destination\"") == true)
+    #expect(warnings.all.first?.message.contains("received a child action when child state was set to a different case") == true)
+    #expect(store.state.destination == alert)
+    await store.send(.destination(.presented(.alert(.confirmDeletion(id: 0))))).finish()
+    #expect(store.state.destination == nil)
+    #expect(store.state.notes.isEmpty)
+  }
+
   @Test func aScreenThatPopsItselfFromAPoolWorkerIsForgottenThereWithItsTimer() async throws {
     let clock = TestClock()
     let composition = try composition(app: "notes", placement: "path pool 2\n")

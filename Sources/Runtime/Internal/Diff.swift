@@ -43,6 +43,17 @@ package func render(_ value: Any) -> [String] {
   }
 }
 
+/// `value` on one line and named with its type, for the first line of a message:
+/// `Logger.Action.second`, `App.Action.counter(.incrementButtonTapped)`. A value too long for
+/// one line keeps its case and elides the rest, `App.Action.edit(…)`, to be shown in full below.
+package func renderHeadline(_ value: Any) -> String {
+  let lines = render(value)
+  let name = typeDescription(of: value)
+  let isCase = lines[0].hasPrefix(".")
+  guard lines.count > 1 else { return isCase ? name + lines[0] : lines[0] }
+  return name + (isCase ? lines[0].prefix { $0 != "(" } : "") + "(…)"
+}
+
 private func typeDescription(of value: Any) -> String {
   // Drop the module prefix, which every line would otherwise repeat, and the anonymous
   // context that private types carry.

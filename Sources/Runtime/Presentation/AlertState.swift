@@ -1,11 +1,5 @@
 import Foundation
 
-/// State that is presented and then dismissed as soon as the user acts on it, such as an
-/// alert. `ifLet` with no child reducer sets it to nil after any of its actions.
-public protocol EphemeralState<Action>: Sendable {
-  associatedtype Action: Sendable
-}
-
 /// A piece of text to show to the user.
 public struct TextState: Equatable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
   CustomStringConvertible

@@ -16,9 +16,12 @@
 ///     ...
 /// ```
 ///
-/// Outside a presented feature there is nothing to dismiss: the call is a runtime warning.
+/// Outside a presented feature there is nothing to dismiss: the call is a runtime warning,
+/// except at the root of a `TestStore`, which the call dismisses (its effects end, and it takes
+/// no more actions).
 public struct DismissEffect: Sendable {
-  private let replacement: (@Sendable () async -> Void)?
+  /// What runs instead of dismissing a presented feature, told where `dismiss()` was called.
+  private let replacement: (@Sendable (SourceLocation) async -> Void)?
 
   /// A dismissal that runs `dismiss` instead: for testing a child feature on its own.
   ///
@@ -28,22 +31,34 @@ public struct DismissEffect: Sendable {
   /// }
   /// ```
   public init(_ dismiss: @escaping @Sendable () async -> Void) {
-    replacement = dismiss
+    replacement = { _ in await dismiss() }
+  }
+
+  /// The dismissal of a store's root feature, which nothing presented: `dismiss` hears where
+  /// `dismiss()` was called. Presented features below the root dismiss themselves as usual.
+  ///
+  /// ```swift
+  /// $0.dismiss = .dismissingStore { location in dismissal.dismiss(at: location) }
+  /// ```
+  @_spi(Testing) public static func dismissingStore(
+    _ dismiss: @escaping @Sendable (SourceLocation) -> Void
+  ) -> DismissEffect {
+    DismissEffect(replacement: { dismiss($0) })
   }
 
   /// The dismissal of whatever presented the effect that calls it.
   static let presenting = DismissEffect(replacement: nil)
 
-  private init(replacement: (@Sendable () async -> Void)?) {
+  private init(replacement: (@Sendable (SourceLocation) async -> Void)?) {
     self.replacement = replacement
   }
 
   /// Dismisses the presented feature whose effect calls it, and returns once the parent has
   /// handled the dismissal. The calling effect is cancelled by then, so it sends nothing more.
   public func callAsFunction(fileID: StaticString = #fileID, line: UInt = #line) async {
-    if let replacement { return await replacement() }
+    let location = SourceLocation(fileID: fileID, line: line)
+    if let replacement { return await replacement(location) }
     guard let dismissal = Self.dismissal else {
-      let location = SourceLocation(fileID: fileID, line: line)
       RuntimeWarning.report(
         """
         A reducer requested dismissal at \(location), but couldn't be dismissed: nothing \

@@ -4,7 +4,8 @@ extension Reducer {
   ///
   /// - `.presented(action)`: the destination runs first, then this reducer. A destination that
   ///   is ephemeral (an alert or confirmation dialog, or an enum case holding one) is then
-  ///   dismissed, unless this reducer presented another one.
+  ///   dismissed, unless this reducer presented another one, or the action was for another
+  ///   case of the destination (which is a runtime warning of that case's `Scope`).
   /// - `.dismiss`: this reducer runs first, still seeing the destination, which is then
   ///   removed, unless this reducer presented another one.
   /// - When the destination is removed or replaced by one of another identity (here or, found
@@ -83,7 +84,7 @@ public struct _PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduc
     case let (destinationState?, .presented(destinationAction)?):
       destinationEffects = reduceDestination(into: &state, action: destinationAction, parentAction: action)
       parentEffects = parent.reduce(into: &state, action: action)
-      if isEphemeral(destinationState) { dismiss(&state, ifStill: identityAtStart) }
+      if isDismissed(destinationState, by: destinationAction) { dismiss(&state, ifStill: identityAtStart) }
     case (.some, .dismiss?):
       parentEffects = parent.reduce(into: &state, action: action)
       dismiss(&state, ifStill: identityAtStart)
@@ -132,12 +133,17 @@ public struct _PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduc
     }
   }
 
-  /// Whether `destinationState` goes away after one action: an alert or dialog, or an enum
-  /// case that holds one.
-  private func isEphemeral(_ destinationState: Destination.State) -> Bool {
-    if destinationState is any EphemeralState { return true }
+  /// Whether `action` makes `destinationState` go away: an alert or dialog goes after any of
+  /// its actions, an enum case that holds one after an action of that case only.
+  private func isDismissed(_ destinationState: Destination.State, by action: Destination.Action) -> Bool {
+    if let ephemeral = destinationState as? any EphemeralState {
+      return ephemeral.isOwnAction(action, inCase: nil)
+    }
     let mirror = Mirror(reflecting: destinationState)
-    return mirror.displayStyle == .enum && mirror.children.first?.value is any EphemeralState
+    guard mirror.displayStyle == .enum, let held = mirror.children.first,
+      let ephemeral = held.value as? any EphemeralState
+    else { return false }
+    return ephemeral.isOwnAction(action, inCase: held.label)
   }
 
   private func reportAbsentDestination(_ action: PresentationAction<Destination.Action>) {

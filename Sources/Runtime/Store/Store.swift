@@ -87,11 +87,12 @@ public final class Store<State, Action: Sendable> {
       buffer.append(action)
       RuntimeWarning.report(
         """
-        "Store.send" at \(SourceLocation(fileID: fileID, line: line)) was called while the store \
-        was processing an action; the action was queued to run after it.
+        Sent \(renderHeadline(action)) with "Store.send" at \
+        \(SourceLocation(fileID: fileID, line: line)) while the store was processing an \
+        action: it was queued, and runs after that action.
 
           Action:
-            \(action)
+            \(render(action).joined(separator: "\n    "))
 
         Sending from an observer or from a reducer is reentrant and its order is easy to get \
         wrong. To fix it, return the action as an effect (".send(action)") from the reducer, \
@@ -221,5 +222,11 @@ extension Store {
   /// Cancels every running effect.
   @_spi(Testing) public nonisolated func cancelAllEffects() {
     effects.cancelAll()
+  }
+
+  /// Cancels every running effect when called, from any thread. It holds the effects, not
+  /// the store, so that what the store holds can keep it.
+  @_spi(Testing) public nonisolated var effectCancellation: @Sendable () -> Void {
+    { [effects] in effects.cancelAll() }
   }
 }

@@ -12,6 +12,9 @@ public struct StoreTask: Hashable, Sendable {
     self.group = group
   }
 
+  /// The task of a send that started no effects.
+  @_spi(Testing) public static var empty: StoreTask { StoreTask(nil) }
+
   /// Cancels the effects, including those that start later from their actions.
   ///
   /// ```swift
