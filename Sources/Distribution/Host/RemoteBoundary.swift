@@ -185,9 +185,8 @@ final class RemoteBoundary: Sendable {
   /// the host's state. Its worker forgets its copy, or is retired and replaced by a fresh one.
   /// The child's effects are cancelled by the host in the same pass.
   func remove(element: (any Sendable)?) {
-    guard let slot = try? element.map(Self.encodeElement) ?? [] else { return }
+    guard let (slot, index) = try? place(of: element) else { return }
     let forgetting = pool.withLock { pool -> WorkerLink? in
-      let index = index(of: slot)
       guard pool.synced[index].removeValue(forKey: slot) != nil else { return nil }
       if retiresWorkers {
         retire(&pool, index)
@@ -211,17 +210,19 @@ final class RemoteBoundary: Sendable {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
       return .none
     }
-    let slot: [UInt8]
+    let place: (slot: [UInt8], index: Int)
     let actionBytes: [UInt8]
     do {
-      slot = try element.map(Self.encodeElement) ?? []
+      place = try self.place(of: element)
       actionBytes = try actions.encode(action)
     } catch {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return .none
     }
     let name = instrument.wantsActionNames ? Self.name(of: action) : nil
-    return exchange(slot: slot, action: actionBytes, named: name, state: &state, states: states, actions: actions)
+    return exchange(
+      slot: place.slot, index: place.index, action: actionBytes, named: name, state: &state, states: states,
+      actions: actions)
   }
 
   /// How the child's states and actions cross, made once; nil when either is not `Codable`.
@@ -238,10 +239,9 @@ final class RemoteBoundary: Sendable {
   /// the way. The state changes only once a whole answer (patch and effects) has decoded, so
   /// an action is applied once or not at all.
   private func exchange<State, Action: Sendable>(
-    slot: [UInt8], action: [UInt8], named name: String?, state: inout State, states: ValueCoding<State>,
-    actions: ValueCoding<Action>
+    slot: [UInt8], index: Int, action: [UInt8], named name: String?, state: inout State,
+    states: ValueCoding<State>, actions: ValueCoding<Action>
   ) -> Effect<Action> {
-    let index = index(of: slot)
     var link: WorkerLink?
     while true {
       do {
@@ -485,9 +485,12 @@ final class RemoteBoundary: Sendable {
     return min(.milliseconds(25 << min(failures - 2, 6)), .seconds(1))
   }
 
-  /// The worker that serves `slot`: the same one for an element id in every run.
-  private func index(of slot: [UInt8]) -> Int {
-    slot.isEmpty ? 0 : Int(Self.hash(slot) % UInt64(workers))
+  /// Where the child of `element` lives: its slot in a worker (empty for the boundary's only
+  /// child) and the worker's index in the pool.
+  private func place(of element: (any Sendable)?) throws -> (slot: [UInt8], index: Int) {
+    guard let element else { return ([], 0) }
+    let slot = try Self.encodeElement(element)
+    return (slot, PoolSpread.index(of: element, encoded: slot, workers: workers))
   }
 
   private static func encodeElement(_ element: any Sendable) throws -> [UInt8] {
@@ -495,10 +498,5 @@ final class RemoteBoundary: Sendable {
       throw DistributionError.notCodable(boundary: "forEach", type: "\(type(of: element))")
     }
     return try BinaryEncoder().encode(encodable)
-  }
-
-  /// FNV-1a: the same element lands on the same worker in every run.
-  private static func hash(_ bytes: [UInt8]) -> UInt64 {
-    bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }
