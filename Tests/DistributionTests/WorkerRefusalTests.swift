@@ -48,7 +48,8 @@ import Testing
     #expect {
       _ = try start(.loopback { Timers() })
     } throws: { error in
-      "\(error)".contains("worker w0-0 was asked for boundary \"counter1\", which its app does not have (its boundaries: timers)")
+      "\(error)".contains(
+        "worker w0-0 was asked for boundary \"counter1\", which its app does not have (its boundaries: timers)")
     }
   }
 }

@@ -38,9 +38,11 @@ extension BoundaryWorker {
     signal(SIGINT, SIG_IGN)
     let names = apps.map(\.name)
     guard let app = apps.named(role.app) else {
-      // A host that started this worker hears it in the worker's greeting, a person here.
+      // Said to the host that started this worker, if one did, in its greeting; and to a
+      // person on standard error.
       if let host = try? connectToHost() {
-        withExtendedLifetime(host.effects) { serve(RefusingServer(.unknownApp(role.app, apps: names)), on: host.control) }
+        let refusal = RefusingServer(.unknownApp(role.app, apps: names))
+        withExtendedLifetime(host.effects) { serve(refusal, on: host.control) }
       }
       terminal.fail("there is no app \"\(role.app)\" to serve; this executable has \(names.joined(separator: ", "))")
     }

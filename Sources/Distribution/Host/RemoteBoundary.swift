@@ -492,7 +492,8 @@ final class RemoteBoundary: Sendable {
         guard install(link, at: index, replacing: start, restarted: reason != nil) else { return }
         if let reason { report(.workerRestarted(boundary: path, pid: link.pid, reason: reason)) }
       } catch {
-        giveUp(index, .starting(start), reason: "\(reason == nil ? "a worker could not start" : "a restart failed"): \(error)")
+        let failed = reason == nil ? "a worker could not start" : "a restart failed"
+        giveUp(index, .starting(start), reason: "\(failed): \(error)")
       }
     }
   }

@@ -188,8 +188,8 @@ extension Wire.Refusal: WireField {
     case 0: self = .unknownApp(try reader.readString(), apps: try reader.readList(String.self))
     case 1:
       self = .unknownBoundary(
-        try reader.readString(), app: try reader.readOptional(String.self), boundaries: try reader.readList(String.self),
-        apps: try reader.readList(String.self))
+        try reader.readString(), app: try reader.readOptional(String.self),
+        boundaries: try reader.readList(String.self), apps: try reader.readList(String.self))
     case let tag: throw .malformed("unknown refusal tag \(tag)")
     }
   }
