@@ -87,6 +87,25 @@ final class Events: Sendable {
   }
 }
 
+extension Events {
+  /// The `count`th event, past or future, for which `predicate` holds; nil if it does not come
+  /// within `deadline`.
+  func nth(
+    _ count: Int, within deadline: Duration = .seconds(10),
+    where predicate: @escaping @Sendable (BoundaryEvent) -> Bool
+  ) async -> BoundaryEvent? {
+    // `first` asks the predicate once about each event, in order.
+    let seen = Mutex(0)
+    return await first(within: deadline) { event in
+      guard predicate(event) else { return false }
+      return seen.withLock { seen in
+        seen += 1
+        return seen == count
+      }
+    }
+  }
+}
+
 /// Whether every worker `composition` started has exited.
 func allExited(_ pids: some Sequence<Int32>) -> Bool {
   pids.allSatisfy { ProcessWatch.waitForExit(of: $0, milliseconds: 5_000) }

@@ -42,8 +42,13 @@ import TransportTestSupport
     for request in Self.requests { #expect(try roundTrip(request) == request) }
     for reply in Self.replies { #expect(try roundTrip(reply) == reply) }
     for message in Self.effectMessages { #expect(try roundTrip(message) == message) }
-    let greeting = Wire.Greeting(layoutVersion: Wire.layoutVersion, boundary: "counter1", state: "A.State", action: "A.Action")
-    #expect(try roundTrip(greeting) == greeting)
+    let hellos: [Wire.Hello] = [
+      .serving(Wire.Greeting(boundary: "counter1", state: "A.State", action: "A.Action")),
+      .refusing(.unknownApp("two-countrs", apps: ["two-counters", "timers ✗"])),
+      .refusing(.unknownBoundary("counter1", app: "timers", boundaries: ["timers"], apps: ["timers"])),
+      .refusing(.unknownBoundary("x", app: nil, boundaries: [], apps: [])),
+    ]
+    for hello in hellos { #expect(try roundTrip(hello) == hello) }
     let answer = Wire.Answer(warnings: ["✗ warned", ""], reply: .pong)
     #expect(try roundTrip(answer) == answer)
   }
@@ -54,6 +59,19 @@ import TransportTestSupport
     let bare = Wire.encode(Wire.Request.run(slot: [], baseVersion: 5, patch: nil, action: [1, 2], dependencies: nil))
     // Tag, slot, version, patch flag, action (length and bytes), dependencies flag.
     #expect(bare.count == 1 + 1 + 1 + 1 + 3 + 1)
+  }
+
+  /// A worker of another layout is refused at its greeting, whatever follows the version.
+  @Test func aGreetingInAnotherLayoutSaysBothLayouts() {
+    var writer = ByteWriter()
+    writer.write(Wire.layoutVersion - 1)
+    writer.write("counter1")
+    #expect {
+      try Wire.decode(Wire.Hello.self, from: writer.bytes)
+    } throws: { error in
+      let layouts = "the worker speaks wire layout \(Wire.layoutVersion - 1); this host speaks \(Wire.layoutVersion)"
+      return "\(error)".contains(layouts)
+    }
   }
 
   @Test func trailingBytesAreRejected() {

@@ -36,11 +36,20 @@ extension BoundaryWorker {
   static func main(apps: [ScriptedApp], role: WorkerArguments, terminal: HostTerminal) -> Never {
     // Ctrl-C in a terminal reaches the whole process group; the host decides when workers stop.
     signal(SIGINT, SIG_IGN)
+    let names = apps.map(\.name)
     guard let app = apps.named(role.app) else {
-      terminal.fail("there is no app \"\(role.app)\" to serve; this executable has \(apps.map(\.name).joined(separator: ", "))")
+      // Said to the host that started this worker, if one did, in its greeting; and to a
+      // person on standard error.
+      if let host = try? connectToHost() {
+        let refusal = RefusingServer(.unknownApp(role.app, apps: names))
+        withExtendedLifetime(host.effects) { serve(refusal, on: host.control) }
+      }
+      terminal.fail("there is no app \"\(role.app)\" to serve; this executable has \(names.joined(separator: ", "))")
     }
     do {
-      try serve(app.root(), boundary: role.boundary)
+      let host = try connectToHost()
+      try serve(
+        app.root(), boundary: role.boundary, control: host.control, effects: host.effects, app: role.app, apps: names)
     } catch {
       terminal.fail("\(error)")
     }

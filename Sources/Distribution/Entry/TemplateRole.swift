@@ -35,17 +35,15 @@ extension BoundaryWorker {
   /// and warms the app's code on the main thread.
   static func serveAsTemplate(apps: [ScriptedApp], role: TemplateArguments, terminal: HostTerminal) -> Never {
     signal(SIGINT, SIG_IGN)
-    guard let app = apps.named(role.app) else {
-      terminal.fail("there is no app \"\(role.app)\" to serve; this executable has \(apps.map(\.name).joined(separator: ", "))")
-    }
     do {
       guard isatty(STDIN_FILENO) == 0 else {
         throw DistributionError.usage("a worker template is started by a Bulkhead host, not by hand")
       }
       let connection = try WorkerLaunch.receive(watchingInput: false).connect()
       // The app's reducers, the runtime's metadata for their types and what it knows of their
-      // conformances, made once here and shared by every worker forked afterwards.
-      warmUp(app.root())
+      // conformances, made once here and shared by every worker forked afterwards. A worker
+      // forked for an app this executable lacks tells its host so, as a spawned one does.
+      if let app = apps.named(role.app) { warmUp(app.root()) }
       try TemplateServer.serve(connection) { boundary in
         main(apps: apps, role: WorkerArguments(app: role.app, boundary: boundary), terminal: terminal)
       }

@@ -67,7 +67,10 @@ distributed actor CompositionControl {
     if let failure = remote.failureReason {
       throw DistributionError.usage("\(boundary) has failed and runs no workers: \(failure)")
     }
-    let sent = signal == .kill ? remote.killAndRestart(worker: index) : remote.send(signal: signal.number, toWorker: index)
+    let sent =
+      signal == .kill
+      ? remote.killAndRestart(worker: index) != nil
+      : remote.send(signal: signal.number, toWorker: index)
     guard sent else {
       throw DistributionError.usage("worker \(index) of \(boundary) is not running now (it is being restarted); try again")
     }

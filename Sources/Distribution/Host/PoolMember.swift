@@ -1,11 +1,10 @@
-import Bulkhead
 import Dispatch
-internal import Transport
 
 /// One place in a boundary's pool of workers.
 enum PoolMember {
+  /// No worker: before the pool starts, and once the boundary has failed or stopped.
   case empty
-  /// A worker starting on another thread: the successor of a retired one.
+  /// A worker starting on a thread of its own: the successor of one that failed or retired.
   case starting(WorkerStart)
   case running(WorkerLink)
 
@@ -13,29 +12,34 @@ enum PoolMember {
     if case let .running(link) = self { return link }
     return nil
   }
-}
 
-/// A worker being started on another thread, so that retiring a worker never makes the host's
-/// reducer wait for its successor unless an action needs it at once.
-final class WorkerStart: Sendable {
-  private let outcome = Locked<Result<WorkerLink, any Error>?>(nil)
-  private let done = DispatchSemaphore(value: 0)
-
-  init(_ launch: @escaping @Sendable () throws -> WorkerLink) {
-    DetachedThread.run { [outcome, done] in
-      let result = Result { try launch() }
-      outcome.withLock { $0 = result }
-      done.signal()
+  /// Whether `self` is the very worker, or the very start, that `other` is: a failure noticed
+  /// by several callers is given up by the first only.
+  func isSame(as other: PoolMember) -> Bool {
+    switch (self, other) {
+    case let (.running(link), .running(otherLink)): link === otherLink
+    case let (.starting(start), .starting(otherStart)): start === otherStart
+    default: false
     }
   }
+}
 
-  /// Waits until the worker is ready, or its start failed.
-  func wait() throws -> WorkerLink {
-    done.wait()
-    done.signal()
-    guard let outcome = outcome.withLock({ $0 }) else {
-      throw DistributionError.protocolViolation("a worker start signalled without an outcome")
-    }
-    return try outcome.get()
+/// A worker being started on another thread, so that neither a restart nor a retirement makes
+/// the host's reducer wait for the successor unless an action needs it at once. Whoever
+/// needs it waits for the start to end, then finds its worker, or the successor of a start
+/// that failed, in the pool.
+final class WorkerStart: Sendable {
+  private let ended = DispatchSemaphore(value: 0)
+
+  /// Waits until the start has ended.
+  func wait() {
+    ended.wait()
+    // Passes the signal on to the next waiter.
+    ended.signal()
+  }
+
+  /// Ends the start and wakes every waiter.
+  func finish() {
+    ended.signal()
   }
 }

@@ -102,10 +102,17 @@ final class RemoteBoundary: Sendable {
   /// The pids of the running workers, in pool order.
   var pids: [Int32] { pool.withLock { $0.members.compactMap { $0.link?.pid } } }
 
-  /// Starts every worker of the pool that is not running.
+  /// Starts every worker of the pool, one after another on this thread: a worker that cannot
+  /// start throws, and the composition does not start.
   func start() throws {
     for index in 0..<workers {
-      _ = try acquire(index)
+      let link = try launch(index)
+      let installed = pool.withLock { pool in
+        guard pool.isOpen, case .empty = pool.members[index] else { return false }
+        pool.members[index] = .running(link)
+        return true
+      }
+      if !installed { link.close() }
     }
   }
 
@@ -143,18 +150,14 @@ final class RemoteBoundary: Sendable {
 
   /// Kills the worker at `index` with SIGKILL and starts its successor at once, on a thread of
   /// its own, as a supervisor does with a crash it caused (`./compose.sh kill`), rather than
-  /// at the next action, which may never come to an idle worker.
-  /// False when no worker runs at `index`.
-  func killAndRestart(worker index: Int) -> Bool {
-    guard let link = pool.withLock({ $0.members[index].link }) else { return false }
-    link.process.kill()
-    DetachedThread.run { [self] in _ = restart(index, abandoning: link, after: KilledOnRequest()) }
-    return true
-  }
-
-  /// Why a worker killed by `killAndRestart(worker:)` was restarted.
-  private struct KilledOnRequest: Error, CustomStringConvertible {
-    var description: String { "it was killed on request (SIGKILL)" }
+  /// at the next action, which may never come to an idle worker. One kill is one restart,
+  /// however many actions find the worker dead and however many kills come at once.
+  /// Returns the pid of the worker killed; nil when none runs at `index` (one is starting).
+  func killAndRestart(worker index: Int) -> Int32? {
+    guard let link = pool.withLock({ $0.members[index].link }) else { return nil }
+    // Given up before it dies, so that the actions that find it dead wait for its successor.
+    giveUp(index, .running(link), reason: "it was killed on request (SIGKILL)")
+    return link.pid
   }
 
   /// Sends `number` to the worker at `index`, if one runs there: for fault injection. False
@@ -185,9 +188,8 @@ final class RemoteBoundary: Sendable {
   /// the host's state. Its worker forgets its copy, or is retired and replaced by a fresh one.
   /// The child's effects are cancelled by the host in the same pass.
   func remove(element: (any Sendable)?) {
-    guard let slot = try? element.map(Self.encodeElement) ?? [] else { return }
+    guard let (slot, index) = try? place(of: element) else { return }
     let forgetting = pool.withLock { pool -> WorkerLink? in
-      let index = index(of: slot)
       guard pool.synced[index].removeValue(forKey: slot) != nil else { return nil }
       if retiresWorkers {
         retire(&pool, index)
@@ -211,17 +213,19 @@ final class RemoteBoundary: Sendable {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
       return .none
     }
-    let slot: [UInt8]
+    let place: (slot: [UInt8], index: Int)
     let actionBytes: [UInt8]
     do {
-      slot = try element.map(Self.encodeElement) ?? []
+      place = try self.place(of: element)
       actionBytes = try actions.encode(action)
     } catch {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return .none
     }
     let name = instrument.wantsActionNames ? Self.name(of: action) : nil
-    return exchange(slot: slot, action: actionBytes, named: name, state: &state, states: states, actions: actions)
+    return exchange(
+      slot: place.slot, index: place.index, action: actionBytes, named: name, state: &state, states: states,
+      actions: actions)
   }
 
   /// How the child's states and actions cross, made once; nil when either is not `Codable`.
@@ -238,15 +242,12 @@ final class RemoteBoundary: Sendable {
   /// the way. The state changes only once a whole answer (patch and effects) has decoded, so
   /// an action is applied once or not at all.
   private func exchange<State, Action: Sendable>(
-    slot: [UInt8], action: [UInt8], named name: String?, state: inout State, states: ValueCoding<State>,
-    actions: ValueCoding<Action>
+    slot: [UInt8], index: Int, action: [UInt8], named name: String?, state: inout State,
+    states: ValueCoding<State>, actions: ValueCoding<Action>
   ) -> Effect<Action> {
-    let index = index(of: slot)
-    var link: WorkerLink?
     while true {
+      guard let current = acquire(index) else { return .none }
       do {
-        guard let current = try acquire(index) else { return .none }
-        link = current
         var staleAnswers = 0
         while true {
           let reply = try answer(
@@ -282,8 +283,7 @@ final class RemoteBoundary: Sendable {
           }
         }
       } catch {
-        guard restart(index, abandoning: link, after: error) else { return .none }
-        link = nil
+        guard restart(index, abandoning: current, after: error) else { return .none }
       }
     }
   }
@@ -371,43 +371,32 @@ final class RemoteBoundary: Sendable {
     return description.count > 80 ? description.prefix(79) + "…" : description
   }
 
-  /// The running worker at `index`, started now or waited for if it is not running yet; nil
-  /// once the boundary has failed or stopped. Waits and starts happen outside the lock.
-  private func acquire(_ index: Int) throws -> WorkerLink? {
-    let member = pool.withLock { pool in pool.isOpen ? pool.members[index] : nil }
-    switch member {
-    case nil:
-      return nil
-    case let .running(link)?:
-      return link
-    case let .starting(start)?:
-      do {
-        return install(try start.wait(), at: index, replacing: start)
-      } catch {
-        pool.withLock { pool in
-          if case let .starting(pending) = pool.members[index], pending === start { pool.members[index] = .empty }
-        }
-        throw error
+  /// The running worker at `index`, waited for while it starts (outside the lock); nil once
+  /// the boundary has failed or stopped.
+  private func acquire(_ index: Int) -> WorkerLink? {
+    while true {
+      switch pool.withLock({ pool in pool.isOpen ? pool.members[index] : .empty }) {
+      case .empty:
+        return nil
+      case let .running(link):
+        return link
+      case let .starting(start):
+        // Then the place holds the worker it started, or the successor of a start that failed.
+        start.wait()
       }
-    case .empty?:
-      return install(try launch(index), at: index, replacing: nil)
     }
   }
 
-  /// Makes `link` the worker at `index` if that place still waits for it; a boundary that
-  /// stopped meanwhile lets it go.
-  private func install(_ link: WorkerLink, at index: Int, replacing start: WorkerStart?) -> WorkerLink? {
-    let installed = pool.withLock { pool -> WorkerLink? in
-      guard pool.isOpen else { return nil }
-      switch pool.members[index] {
-      case let .running(other): return other
-      case let .starting(pending) where pending !== start: return nil
-      case .starting, .empty:
-        pool.members[index] = .running(link)
-        return link
-      }
+  /// Makes `link` the worker at `index` if that place still waits for `start`, counting a
+  /// restart if it is one; a boundary that stopped or failed meanwhile lets it go.
+  private func install(_ link: WorkerLink, at index: Int, replacing start: WorkerStart, restarted: Bool) -> Bool {
+    let installed = pool.withLock { pool in
+      guard pool.isOpen, pool.members[index].isSame(as: .starting(start)) else { return false }
+      pool.members[index] = .running(link)
+      if restarted { pool.restartCounts[index] += 1 }
+      return true
     }
-    if installed !== link { link.close() }
+    if !installed { link.close() }
     return installed
   }
 
@@ -418,7 +407,7 @@ final class RemoteBoundary: Sendable {
     report(.workerRetired(boundary: path, pid: link.pid))
     link.retire()
     forget(&pool, index, link)
-    pool.members[index] = .starting(WorkerStart { [launch] in try launch(index) })
+    startSuccessor(&pool, index, after: .zero, restarting: nil)
   }
 
   /// Forgets what the host knew of the worker at `index`, about to go: its copies of child
@@ -429,51 +418,82 @@ final class RemoteBoundary: Sendable {
     if let link { pool.taken = pool.taken.filter { $0.link != ObjectIdentifier(link) } }
   }
 
-  /// Gives up the worker at `index` after it died, stalled or misbehaved (or could not be
-  /// started), and starts another from the host's copy, backing off after repeated failures.
-  /// False when the boundary has failed under its restart policy, or stopped.
-  private func restart(_ index: Int, abandoning link: WorkerLink?, after error: any Error) -> Bool {
-    var reason = "\(error)"
-    if let stall = error as? WorkerStalled {
-      report(.workerStalled(boundary: path, pid: stall.pid, deadline: stall.deadline))
-      reason = "it stalled (no answer within \(stall.deadline))"
+  /// Gives up the worker at `index` after a request to it failed: it died, stalled or
+  /// misbehaved. False when the boundary has failed under its restart policy, or stopped.
+  private func restart(_ index: Int, abandoning link: WorkerLink, after error: any Error) -> Bool {
+    guard let stall = error as? WorkerStalled else { return giveUp(index, .running(link), reason: "\(error)") }
+    report(.workerStalled(boundary: path, pid: stall.pid, deadline: stall.deadline))
+    return giveUp(index, .running(link), reason: "it stalled (no answer within \(stall.deadline))", stalled: true)
+  }
+
+  /// What giving up a worker came to.
+  private enum Verdict {
+    /// Its successor is starting: this caller's, or that of another who gave it up first.
+    case restarting
+    /// One restart too many: the boundary failed, and lets the rest of its pool go.
+    case failed(String, idle: [WorkerLink])
+    /// The boundary had failed or stopped already: nothing more to do or report.
+    case closed
+  }
+
+  /// Gives up `failed`, the worker or the start at `index`, and starts its successor from the
+  /// host's copy in the background, unless another caller gave it up first: one failure is
+  /// one restart against the policy, however many actions, kills or starts noticed it.
+  /// Failures in a row back off before the successor starts. False when the boundary has
+  /// failed under its restart policy, or stopped.
+  @discardableResult
+  private func giveUp(_ index: Int, _ failed: PoolMember, reason: String, stalled: Bool = false) -> Bool {
+    let verdict = pool.withLock { pool -> Verdict in
+      guard pool.isOpen else { return .closed }
+      guard pool.members[index].isSame(as: failed) else { return .restarting }
+      pool.members[index] = .empty
+      forget(&pool, index, failed.link)
+      pool.statistics.failures += 1
+      if stalled { pool.statistics.stalls += 1 }
+      guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
+        let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
+        pool.failure = failure
+        // A failed boundary takes no more actions: the rest of its pool has nothing to do.
+        defer { pool.members = pool.members.map { _ in .empty } }
+        return .failed(failure, idle: pool.members.compactMap(\.link))
+      }
+      pool.consecutiveFailures += 1
+      startSuccessor(&pool, index, after: Self.backoff(after: pool.consecutiveFailures), restarting: reason)
+      return .restarting
     }
-    link?.abandon(because: reason)
-    while true {
-      let verdict = pool.withLock { pool -> (failed: String?, backoff: Duration, idle: [WorkerLink])? in
-        // Stopped, or failed already (a request of the pool's other workers, cut short as they
-        // were let go, ends here): nothing more to report or restart.
-        guard pool.isOpen else { return nil }
-        if link == nil || pool.members[index].link === link {
-          pool.members[index] = .empty
-          forget(&pool, index, link)
-        }
-        pool.statistics.failures += 1
-        if error is WorkerStalled { pool.statistics.stalls += 1 }
-        guard policy.allowsRestart(at: .now, after: &pool.restarts) else {
-          let failure = "\(reason); restarted \(policy.maximumRestarts) times within \(policy.period)"
-          pool.failure = failure
-          // A failed boundary takes no more actions: the rest of its pool has nothing to do.
-          defer { pool.members = pool.members.map { _ in .empty } }
-          return (failure, .zero, pool.members.compactMap(\.link))
-        }
-        pool.consecutiveFailures += 1
-        return (nil, Self.backoff(after: pool.consecutiveFailures), [])
-      }
-      guard let verdict else { return false }
-      if let failure = verdict.failed {
-        for idle in verdict.idle { idle.close() }
-        report(.boundaryFailed(boundary: path, reason: failure))
-        return false
-      }
-      if verdict.backoff > .zero { Thread.sleep(forTimeInterval: Double(verdict.backoff.wholeMilliseconds) / 1_000) }
+    failed.link?.abandon(because: reason)
+    switch verdict {
+    case .restarting:
+      return true
+    case let .failed(failure, idle):
+      for link in idle { link.close() }
+      report(.boundaryFailed(boundary: path, reason: failure))
+      return false
+    case .closed:
+      return false
+    }
+  }
+
+  /// Puts a start at `index` and starts a worker there on a thread of its own, after
+  /// `backoff`: the successor of one that failed (`reason`, which its restart event gives) or
+  /// retired (nil). Whoever needs the worker meanwhile waits for the start (`acquire`), so
+  /// only one worker starts at a place at a time; a start that fails is given up like a
+  /// worker that died.
+  private func startSuccessor(_ pool: inout Pool, _ index: Int, after backoff: Duration, restarting reason: String?) {
+    let start = WorkerStart()
+    pool.members[index] = .starting(start)
+    DetachedThread.run { [self] in
+      defer { start.finish() }
+      if backoff > .zero { Thread.sleep(forTimeInterval: Double(backoff.wholeMilliseconds) / 1_000) }
+      // A boundary that stopped during the backoff starts nothing more.
+      guard self.pool.withLock({ $0.isOpen }) else { return }
       do {
-        guard let fresh = try acquire(index) else { return false }
-        pool.withLock { $0.restartCounts[index] += 1 }
-        report(.workerRestarted(boundary: path, pid: fresh.pid, reason: reason))
-        return true
+        let link = try launch(index)
+        guard install(link, at: index, replacing: start, restarted: reason != nil) else { return }
+        if let reason { report(.workerRestarted(boundary: path, pid: link.pid, reason: reason)) }
       } catch {
-        reason = "a restart failed: \(error)"
+        let failed = reason == nil ? "a worker could not start" : "a restart failed"
+        giveUp(index, .starting(start), reason: "\(failed): \(error)")
       }
     }
   }
@@ -485,9 +505,12 @@ final class RemoteBoundary: Sendable {
     return min(.milliseconds(25 << min(failures - 2, 6)), .seconds(1))
   }
 
-  /// The worker that serves `slot`: the same one for an element id in every run.
-  private func index(of slot: [UInt8]) -> Int {
-    slot.isEmpty ? 0 : Int(Self.hash(slot) % UInt64(workers))
+  /// Where the child of `element` lives: its slot in a worker (empty for the boundary's only
+  /// child) and the worker's index in the pool.
+  private func place(of element: (any Sendable)?) throws -> (slot: [UInt8], index: Int) {
+    guard let element else { return ([], 0) }
+    let slot = try Self.encodeElement(element)
+    return (slot, PoolSpread.index(of: element, encoded: slot, workers: workers))
   }
 
   private static func encodeElement(_ element: any Sendable) throws -> [UInt8] {
@@ -495,10 +518,5 @@ final class RemoteBoundary: Sendable {
       throw DistributionError.notCodable(boundary: "forEach", type: "\(type(of: element))")
     }
     return try BinaryEncoder().encode(encodable)
-  }
-
-  /// FNV-1a: the same element lands on the same worker in every run.
-  private static func hash(_ bytes: [UInt8]) -> UInt64 {
-    bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
   }
 }

@@ -142,16 +142,17 @@ final class WorkerLink: Sendable {
   }
 
   /// Refuses a worker that does not say it serves the expected boundary: one built from other
-  /// code.
+  /// code, or one that refused, started for an app or a boundary its executable lacks.
   private static func check(
     greetingOf endpoint: BoundaryEndpoint, from process: any WorkerHandle, plan: WorkerLaunchPlan
   ) throws {
     let expected = plan.expected
     let name = process.name
-    let rebuild = "rebuild \(plan.command.executable.lastPathComponent) with the host (\"./compose.sh run\" builds both)"
-    let greeting: Wire.Greeting
+    let executable = plan.command.executable.lastPathComponent
+    let rebuild = "rebuild \(executable) with the host (\"./compose.sh run\" builds both)"
+    let hello: Wire.Hello
     do {
-      greeting = try endpoint.greetingSynchronously()
+      hello = try endpoint.helloSynchronously()
     } catch RemoteCallError.peerDisconnected {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
@@ -159,10 +160,16 @@ final class WorkerLink: Sendable {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
     }
-    guard greeting == expected else {
+    switch hello {
+    case let .refusing(refusal):
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary, reason: refusal.explanation(worker: name, executable: executable))
+    case let .serving(greeting) where greeting != expected:
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary,
         reason: "worker \(name) serves \(greeting), the host expects \(expected); \(rebuild)")
+    case .serving:
+      return
     }
   }
 

@@ -128,18 +128,70 @@ extension Wire.EffectMessage: WireCodable {
   }
 }
 
-extension Wire.Greeting: WireCodable {
+extension Wire.Hello: WireCodable {
   func write(to writer: inout ByteWriter) {
-    writer.write(layoutVersion)
+    writer.write(Wire.layoutVersion)
+    switch self {
+    case let .serving(greeting):
+      writer.write(tag: 0)
+      greeting.write(to: &writer)
+    case let .refusing(refusal):
+      writer.write(tag: 1)
+      refusal.write(to: &writer)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    let layout = try reader.readUInt64()
+    // The rest is laid out as the worker's version has it: none of it is read.
+    guard layout == Wire.layoutVersion else {
+      throw .malformed("the worker speaks wire layout \(layout); this host speaks \(Wire.layoutVersion)")
+    }
+    switch try reader.readUInt64() {
+    case 0: self = .serving(try Wire.Greeting(from: &reader))
+    case 1: self = .refusing(try Wire.Refusal(from: &reader))
+    case let tag: throw .malformed("unknown greeting tag \(tag)")
+    }
+  }
+}
+
+extension Wire.Greeting: WireField {
+  func write(to writer: inout ByteWriter) {
     writer.write(boundary)
     writer.write(state)
     writer.write(action)
   }
 
   init(from reader: inout ByteReader) throws(TransportError) {
-    self.init(
-      layoutVersion: try reader.readUInt64(), boundary: try reader.readString(),
-      state: try reader.readString(), action: try reader.readString())
+    self.init(boundary: try reader.readString(), state: try reader.readString(), action: try reader.readString())
+  }
+}
+
+extension Wire.Refusal: WireField {
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .unknownApp(app, apps):
+      writer.write(tag: 0)
+      writer.write(app)
+      writer.write(list: apps)
+    case let .unknownBoundary(path, app, boundaries, apps):
+      writer.write(tag: 1)
+      writer.write(path)
+      writer.write(optional: app)
+      writer.write(list: boundaries)
+      writer.write(list: apps)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0: self = .unknownApp(try reader.readString(), apps: try reader.readList(String.self))
+    case 1:
+      self = .unknownBoundary(
+        try reader.readString(), app: try reader.readOptional(String.self),
+        boundaries: try reader.readList(String.self), apps: try reader.readList(String.self))
+    case let tag: throw .malformed("unknown refusal tag \(tag)")
+    }
   }
 }
 

@@ -14,12 +14,18 @@ enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 7
+  static let layoutVersion: UInt64 = 8
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
-  /// worker built from other code is refused before it sees an action.
+  /// worker built from other code is refused before it sees an action, or why it serves
+  /// nothing. Laid out after the layout version, which the host reads first.
+  enum Hello: Equatable, Sendable {
+    case serving(Greeting)
+    case refusing(Refusal)
+  }
+
+  /// What a worker serves: a boundary, and the types of its child.
   struct Greeting: Equatable, Sendable, CustomStringConvertible {
-    var layoutVersion = Wire.layoutVersion
     var boundary: String
     var state: String
     var action: String
@@ -31,12 +37,49 @@ enum Wire {
       action = String(reflecting: Child.Action.self)
     }
 
-    init(layoutVersion: UInt64, boundary: String, state: String, action: String) {
-      (self.layoutVersion, self.boundary, self.state, self.action) = (layoutVersion, boundary, state, action)
+    init(boundary: String, state: String, action: String) {
+      (self.boundary, self.state, self.action) = (boundary, state, action)
     }
 
     var description: String {
-      "\(boundary) (\(state), \(action)) in wire layout \(layoutVersion)"
+      "\(boundary) (\(state), \(action))"
+    }
+  }
+
+  /// Why a worker serves nothing: the host started it for an app or a boundary it does not
+  /// have. Only the worker knows the apps its executable has, so it says so in its greeting.
+  enum Refusal: Equatable, Sendable {
+    /// The worker's executable has no app named `app`; it has `apps`.
+    case unknownApp(String, apps: [String])
+    /// The worker's app has no boundary at `path`; it has `boundaries`. `app` and `apps` are
+    /// the app and the apps of the worker's executable, nil and empty for a worker that
+    /// serves one root (`BoundaryWorker.serve(_:boundary:)`).
+    case unknownBoundary(String, app: String?, boundaries: [String], apps: [String])
+
+    /// What is wrong, said of the worker named `worker`, started from `executable`.
+    func explanation(worker: String, executable: String) -> String {
+      switch self {
+      case let .unknownApp(app, apps):
+        """
+        worker \(worker) was asked for app "\(app)", which \(executable) does not serve; it serves \
+        \(Self.list(apps)). Is the app's name in the WorkerCommand right?
+        """
+      case let .unknownBoundary(path, app?, boundaries, apps):
+        """
+        worker \(worker) was asked for boundary "\(path)" of app "\(app)", which has no such boundary \
+        (its boundaries: \(Self.list(boundaries))); \(executable) serves the apps \(Self.list(apps)). \
+        Is the app's name in the WorkerCommand right?
+        """
+      case let .unknownBoundary(path, nil, boundaries, _):
+        """
+        worker \(worker) was asked for boundary "\(path)", which its app does not have (its \
+        boundaries: \(Self.list(boundaries))); rebuild \(executable) with the host
+        """
+      }
+    }
+
+    private static func list(_ names: [String]) -> String {
+      names.isEmpty ? "none" : names.joined(separator: ", ")
     }
   }
 

@@ -28,9 +28,10 @@ distributed actor BoundaryEndpoint {
     self.actorSystem = actorSystem
   }
 
-  /// What the worker serves: the host refuses a worker built from other code.
-  distributed func greeting() -> Wire.Greeting {
-    server.greeting
+  /// What the worker serves, or why it serves nothing: the host refuses a worker built from
+  /// other code, and says why a worker refused.
+  distributed func hello() -> Wire.Hello {
+    server.hello
   }
 
   /// The reply to `request`, with the runtime warnings raised while handling it.
@@ -42,15 +43,16 @@ distributed actor BoundaryEndpoint {
 extension BoundaryEndpoint: ConnectionBound {
   /// The host calls both by name from its reducer's thread, without a task.
   static let directTargets: [String: DirectTarget<BoundaryEndpoint>] = [
-    "greeting()": DirectTarget { endpoint, _ in try await endpoint.greeting() },
+    "hello()": DirectTarget { endpoint, _ in try await endpoint.hello() },
     "handle(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.handle(try arguments.next()) }),
   ]
 }
 
 extension BoundaryEndpoint {
-  /// What the worker serves, asked from synchronous code on a system read by its callers.
-  nonisolated func greetingSynchronously() throws -> Wire.Greeting {
-    try Wire.decode(Wire.Greeting.self, from: actorSystem.call(Self.id, method: "greeting()", arguments: []))
+  /// What the worker serves, or why it serves nothing, asked from synchronous code on a
+  /// system read by its callers.
+  nonisolated func helloSynchronously() throws -> Wire.Hello {
+    try Wire.decode(Wire.Hello.self, from: actorSystem.call(Self.id, method: "hello()", arguments: []))
   }
 
   /// The worker's answer to `request`, asked from synchronous code on a system read by its

@@ -19,6 +19,16 @@ public enum BoundaryWorker {
   /// - Throws: `DistributionError.usage` when standard input is a terminal (the process was
   ///   started by hand, not by a host), and what connecting or serving ran into.
   public static func serve<Root: Reducer>(_ root: Root, boundary path: String) throws {
+    let host = try connectToHost()
+    try serve(root, boundary: path, control: host.control, effects: host.effects)
+  }
+
+  /// The control and effects connections to the host that started this process and handed it
+  /// a socket and a secret on standard input.
+  ///
+  /// - Throws: `DistributionError.usage` when the process was started by hand, and what
+  ///   connecting ran into.
+  static func connectToHost() throws -> (control: FramedConnection, effects: FramedConnection) {
     let startedByHand = DistributionError.usage(
       """
       this process serves a boundary for a Bulkhead host, which starts it and hands it a socket \
@@ -32,23 +42,30 @@ public enum BoundaryWorker {
     } catch .authenticationFailed {
       throw startedByHand
     }
-    let control = try launch.connect()
-    let effects = try launch.connect()
-    try serve(root, boundary: path, control: control, effects: effects)
+    return (try launch.connect(), try launch.connect())
   }
 
   /// Serves `boundary` of `root` until the host closes the control connection: hosts the
   /// boundary's `BoundaryEndpoint` on the control connection and its `WorkerEffectsEndpoint`
-  /// on the effects connection, and calls the host's `HostEndpoint`.
+  /// on the effects connection, and calls the host's `HostEndpoint`. A root without that
+  /// boundary greets the host with the boundaries it has, and `app` and the `apps` of this
+  /// executable when the worker was started as one of them, then throws.
   static func serve<Root: Reducer>(
-    _ root: Root, boundary path: String, control: FramedConnection, effects: FramedConnection
+    _ root: Root, boundary path: String, control: FramedConnection, effects: FramedConnection,
+    app: String? = nil, apps: [String] = []
   ) throws {
     var finder = BoundaryFinder(target: path)
     visitBoundaries(of: root, under: "", with: &finder)
     guard let make = finder.makeServer else {
-      throw DistributionError.unknownBoundary(path, known: root.boundaries.map(\.path))
+      let known = root.boundaries.map(\.path)
+      serve(RefusingServer(.unknownBoundary(path, app: app, boundaries: known, apps: apps)), on: control)
+      throw DistributionError.unknownBoundary(path, known: known)
     }
-    let server = try make(effects)
+    serve(try make(effects), on: control)
+  }
+
+  /// Serves `server`'s endpoint on `control` until the host closes it.
+  static func serve(_ server: any BoundaryServer, on control: FramedConnection) {
     // Read on this thread, the process's main one in a worker: a SIGSTOP sent to the process
     // is taken by the main thread first, so a stopped worker answers nothing more.
     let system = SocketActorSystem(connection: control, reading: .byServingThread)
@@ -83,11 +100,27 @@ private struct Rehearsal: BoundaryVisitor {
 
 /// Serves one boundary's requests.
 protocol BoundaryServer: Sendable {
-  /// What the worker tells the host it serves.
-  var greeting: Wire.Greeting { get }
+  /// What the worker tells the host it serves, or why it serves nothing.
+  var hello: Wire.Hello { get }
   /// The reply to `request`, with the runtime warnings raised while handling it.
   func handle(_ request: Wire.Request) -> Wire.Answer
   func stop()
+}
+
+/// Serves nothing, and greets the host with why.
+struct RefusingServer: BoundaryServer {
+  let refusal: Wire.Refusal
+
+  init(_ refusal: Wire.Refusal) { self.refusal = refusal }
+
+  var hello: Wire.Hello { .refusing(refusal) }
+
+  /// A host does not ask a worker that refused it: one that does is told so.
+  func handle(_ request: Wire.Request) -> Wire.Answer {
+    Wire.Answer(warnings: [], reply: .failed("this worker refused the boundary at its greeting"))
+  }
+
+  func stop() {}
 }
 
 private struct BoundaryFinder: BoundaryVisitor {
@@ -162,7 +195,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private let runner: WorkerEffects
   private let boundary: String
   private let warned = WarnedKeys()
-  let greeting: Wire.Greeting
+  let hello: Wire.Hello
 
   init(_ child: Child, boundary: String, effects: FramedConnection) throws {
     guard let states = ValueCoding(Child.State.self) else {
@@ -178,7 +211,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     var base = DependencyValues.current.withFreshDefaults()
     base.continuousClock = HostClock(effects: runner)
     self.core = Locked(Core(child: child, base: base))
-    self.greeting = Wire.Greeting(boundary: boundary, child: Child.self)
+    self.hello = .serving(Wire.Greeting(boundary: boundary, child: Child.self))
     runner.precomputer = self
   }
 

@@ -1,0 +1,55 @@
+import Bulkhead
+@testable import BulkheadDistribution
+import Examples
+import Foundation
+import Testing
+
+/// A worker started for an app or a boundary its executable lacks refuses in its greeting,
+/// and the host's error says what it was asked for and what it has.
+@Suite struct WorkerRefusalTests {
+  private static let apps = ExampleApp.all.map(\.name).joined(separator: ", ")
+
+  private func start(_ command: WorkerCommand, events: Events = Events()) throws -> Composition {
+    try Composition(
+      root: TwoCounters(), placement: Placement(parsing: "counter1\n", file: "two-counters.placement"),
+      command: command, onEvent: events.append)
+  }
+
+  @Test(arguments: [false, true])
+  func aWorkerStartedForAnAppItsExecutableLacksSaysWhichAppsItServes(spawned: Bool) throws {
+    let events = Events()
+    let forked = WorkerCommand.executable(workerExecutable, app: "two-countrs")
+    #expect(throws: DistributionError.workerUnavailable(
+      boundary: "counter1",
+      reason: """
+        worker w0-0 was asked for app "two-countrs", which child-worker does not serve; it serves \
+        \(Self.apps). Is the app's name in the WorkerCommand right?
+        """)
+    ) {
+      _ = try start(spawned ? forked.spawningEachWorker() : forked, events: events)
+    }
+    #expect(!events.all.contains { if case .workerStarted = $0 { true } else { false } })
+  }
+
+  @Test func aWorkerStartedForAnAppWithoutTheBoundarySaysWhichBoundariesItHas() throws {
+    #expect(throws: DistributionError.workerUnavailable(
+      boundary: "counter1",
+      reason: """
+        worker w0-0 was asked for boundary "counter1" of app "timers", which has no such boundary \
+        (its boundaries: timers); child-worker serves the apps \(Self.apps). Is the app's name in \
+        the WorkerCommand right?
+        """)
+    ) {
+      _ = try start(.executable(workerExecutable, app: "timers"))
+    }
+  }
+
+  @Test func aWorkerOfOneRootWithoutTheBoundarySaysWhichBoundariesItHas() throws {
+    #expect {
+      _ = try start(.loopback { Timers() })
+    } throws: { error in
+      "\(error)".contains(
+        "worker w0-0 was asked for boundary \"counter1\", which its app does not have (its boundaries: timers)")
+    }
+  }
+}
