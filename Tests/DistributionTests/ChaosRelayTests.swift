@@ -120,12 +120,13 @@ import TransportTestSupport
   ///   flipped, sequence 1 becomes 5: the host answers `processed(sequence: 5)`, the worker's
   ///   body waits for `processed(sequence: 1)` for ever, and never sends `finished`.
   /// Only `frames: 1`: one action, every frame of the lane flipped. Either side now takes a
-  /// message about a run or action that does not exist as the end of the worker.
+  /// message about a run or action that does not exist as the end of the worker. The relay
+  /// recomputes checksums, or the flips would end the connection before any decoder.
   @Test(arguments: zip(["effects-to-worker", "effects-to-host"], [6, 9] as [UInt64]))
   func aFlippedEffectMessageEndsOrRestartsTheEffect(lane: String, seed: UInt64) async throws {
     try await run(
       app: "payload", placement: "store\n", seed: seed, rate: 1, kinds: "flip", lanes: lane, untouched: 0,
-      frames: 1
+      recomputesChecksums: true, frames: 1
     ) { composition in
       Store(initialState: Payload.State()) { composition.compose(Payload()) }
     } next: { _, _ in
@@ -135,9 +136,11 @@ import TransportTestSupport
 
   /// Issue 22, item 11, for real: under live frame mutation with checksums recomputed, one
   /// effect was neither finished nor reported lost after its worker's restart. Three timers
-  /// start (the host's clock never moves, so they never tick); seed SEED flips the reply to
-  /// the third start so that its run number 3 reads 1, a body the worker runs already. Every
-  /// effect must end with the worker, reported lost.
+  /// start (the host's clock never moves, so they run and never tick). The relay flips bit
+  /// 171.1 of control frame 3 to the host, the reply to the third start (frame 0 is the
+  /// greeting): the last byte of its effect, `.cancellable(…, .run(3))` before the worker's
+  /// handling time, so that run 3 reads 1, a body the worker runs already. Every effect must
+  /// end with the worker, reported lost.
   @Test func aReplyNamingARunningBodyEndsEveryEffect() async throws {
     let relayed = try RelayedComposition(
       app: "timers", placement: "timers\n", relay: relayExecutable, seed: 0,
@@ -172,6 +175,48 @@ import TransportTestSupport
     relayed.shutDownLeavingNothing()
   }
 
+  /// The damage of issue 22 (2% of frames, checksums recomputed so that it reaches the
+  /// decoders) on timers in a pool, which start, stop, tick on a test clock and are removed:
+  /// whatever the damage did, once the workers are killed every effect has ended, or been
+  /// reported lost.
+  @Test func everyEffectEndsOrIsLostUnderDamageThatDecodes() async throws {
+    let seed = Self.seedOverride ?? 7_000
+    let relayed = try RelayedComposition(
+      app: "timers", placement: "timers pool 2\n", relay: relayExecutable, seed: seed,
+      options: ["--rate", "0.02", "--after", "1", "--recompute-checksums"])
+    let clock = TestClock()
+    let store = Store(initialState: Timers.State()) { relayed.composition.compose(Timers()) } withDependencies: {
+      $0.continuousClock = clock
+    }
+    var generator = SeededGenerator(seed: seed)
+    var started: [StoreTask] = []
+    let watchdog = Watchdog(deadline: Self.sendDeadline)
+    for step in 0..<2_000 {
+      let ids = store.state.timers.ids
+      let action: Timers.Action
+      switch (Int.random(in: 0..<8, using: &generator), ids.randomElement(using: &generator)) {
+      case (4, _):
+        await clock.advance(by: .seconds(1))
+        continue
+      case (0...1, _), (_, nil): action = .addTimerTapped
+      case let (2, id?): action = .removeTimerTapped(id: id)
+      case let (3, id?): action = .timers(.element(id: id, action: .stopTapped))
+      case let (_, id?): action = .timers(.element(id: id, action: .startTapped))
+      }
+      watchdog.arm("seed \(seed), step \(step): \(action)")
+      started.append(store.send(action))
+      watchdog.disarm()
+    }
+    watchdog.stop()
+    #expect(watchdog.hangs.isEmpty, "sends that hung: \(watchdog.hangs)")
+    for index in 0..<2 { relayed.composition.killWorker(of: "timers", index: index) }
+    var running = 0
+    for task in started where await !finish(task, within: .seconds(2)) { running += 1 }
+    #expect(running == 0, "effects neither finished nor reported lost once their workers were killed")
+    #expect(relayed.relays.mutations > 0, "the relays damaged nothing")
+    relayed.shutDownLeavingNothing()
+  }
+
   // MARK: - Running a composition behind the relay
 
   /// Frames each test relays: `BULKHEAD_CHAOS_FRAMES`, or a count CI runs quickly.
@@ -193,16 +238,17 @@ import TransportTestSupport
   /// How long a step's effects may run before the test cancels them.
   private static let effectDeadline = Duration.seconds(3)
 
-  /// Runs `app` with `placement`, every worker behind a relay that damages frames at `rate`,
-  /// sending actions from `next` until the relays report `frames` frames (or, should they
+  /// Runs `app` with `placement`, every worker behind a relay that damages frames at `rate`
+  /// (with checksums to match when `recomputesChecksums`, so that the damage reaches the
+  /// decoders), sending actions from `next` until the relays report `frames` frames (or, should they
   /// stop reporting, one action per frame wanted); then shuts down and checks that nothing
   /// is left; with `strandsEffects` false, also that no effect waited until the test cancelled
   /// it. Returns the store for further checks.
   @discardableResult
   private func run<State: Sendable, Action: Sendable>(
     app: String, placement: String, seed: UInt64, rate: Double, kinds: String? = nil,
-    lanes: String? = nil, untouched: Int = 1, frames: Int = frameTarget, expectsDamage: Bool = true,
-    strandsEffects: Bool = true, store makeStore: (Composition) -> Store<State, Action>,
+    lanes: String? = nil, untouched: Int = 1, recomputesChecksums: Bool = false, frames: Int = frameTarget,
+    expectsDamage: Bool = true, strandsEffects: Bool = true, store makeStore: (Composition) -> Store<State, Action>,
     next: (State, inout SeededGenerator) -> Action
   ) async throws -> Store<State, Action> {
     let started = ContinuousClock.now
@@ -210,7 +256,8 @@ import TransportTestSupport
     let relayed = try RelayedComposition(
       app: app, placement: placement, relay: relayExecutable, seed: seed,
       options: ["--rate", "\(rate)", "--after", "\(untouched)"]
-        + (kinds.map { ["--kinds", $0] } ?? []) + (lanes.map { ["--lanes", $0] } ?? []))
+        + (kinds.map { ["--kinds", $0] } ?? []) + (lanes.map { ["--lanes", $0] } ?? [])
+        + (recomputesChecksums ? ["--recompute-checksums"] : []))
     let (events, relays) = (relayed.events, relayed.relays)
     let store = makeStore(relayed.composition)
     let watchdog = Watchdog(deadline: Self.sendDeadline)
