@@ -13,13 +13,14 @@ import Transport
   /// reported lost after its worker's restart. A reply whose effect names a body the worker
   /// is running already (here run 3's number damaged into 1) gave the host a second proxy
   /// for run 1, which took the first one's place in the host's table. The worker, asked to
-  /// start run 1 again, gave up its effects connection; the host restarted it and ended the
-  /// proxies in its table, and the first proxy for run 1 waited for ever.
+  /// start run 1 again, gave up its effects connection; the host ended the proxies in its
+  /// table as lost (and restarted the worker), and the first proxy for run 1 waited for ever.
   @Test func aReplyNamingARunningBodyEndsEveryEffectAsLost() async throws {
     let pair = try EffectsPair()
     let store = pair.store()
     let running = [store.send(.run(pair.keep())), store.send(.run(pair.keep()))]
     await pair.bodiesStarted(2)
+    // The worker keeps body 3, and its reply arrives naming run 1.
     _ = pair.keep()
     let damaged = store.send(.run(1))
     for task in running + [damaged] {

@@ -263,7 +263,7 @@ final class HostEffects: Sendable {
       return (.open, false)
     }
     guard isTaken else { return phase }
-    fail("an effect named its effect body run \(run), which another effect is running")
+    fail("its effect body run \(run) was named again while it runs (a damaged run number)")
     return .closed
   }
 
