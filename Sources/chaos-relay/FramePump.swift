@@ -14,16 +14,18 @@ final class FramePump: @unchecked Sendable {
   private var mutator: Mutator
   private let tally: Tally
   private let log: (@Sendable (String) -> Void)?
+  private let recomputesChecksums: Bool
 
   init(
     lane: Lane, from source: FramedConnection, to destination: UnixSocket, mutator: Mutator, tally: Tally,
-    log: (@Sendable (String) -> Void)?
+    recomputesChecksums: Bool, log: (@Sendable (String) -> Void)?
   ) {
     self.lane = lane
     self.source = source
     self.destination = destination
     self.mutator = mutator
     self.tally = tally
+    self.recomputesChecksums = recomputesChecksums
     self.log = log
   }
 
@@ -43,8 +45,9 @@ final class FramePump: @unchecked Sendable {
         switch delivery {
         case let .forward(forwarded):
           bytes.removeAll(keepingCapacity: true)
-          // The damage happens on the line: the frame keeps the checksum of what was sent.
-          FramedConnection.append(forwarded, to: &bytes, checksum: frame.checksum)
+          // The damage happens on the line: the frame keeps the checksum of what was sent,
+          // unless the damage is to reach the decoders.
+          FramedConnection.append(forwarded, to: &bytes, checksum: recomputesChecksums ? nil : frame.checksum)
           try write(bytes)
         case let .cut(partial):
           try write(partial)

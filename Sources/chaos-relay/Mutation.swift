@@ -50,14 +50,17 @@ struct Mutator {
   private var generator: SeededGenerator
   private let rate: Double
   private let kinds: [Mutation]
+  /// The bits `flip` flips (byte × 8 + bit), or nil for random ones.
+  private let bits: [Int]?
   /// Frames at the start of the direction that pass untouched (the greeting, say).
   private let untouched: Int
 
-  init(seed: UInt64, lane: UInt64, rate: Double, kinds: [Mutation], untouched: Int) {
+  init(seed: UInt64, lane: UInt64, rate: Double, kinds: [Mutation], bits: [Int]?, untouched: Int) {
     var mixer = SeededGenerator(seed: seed ^ (lane &* 0xD1B5_4A32_D192_ED03))
     generator = SeededGenerator(seed: mixer.next())
     self.rate = rate
     self.kinds = kinds
+    self.bits = bits
     self.untouched = untouched
   }
 
@@ -78,12 +81,12 @@ struct Mutator {
     let detail: String
     switch mutation {
     case .flip:
-      var bits: [Int] = []
-      for _ in 0..<Int.random(in: 1...8, using: &generator) {
-        let bit = Int.random(in: 0..<(frame.payload.count * 8), using: &generator)
-        frame.payload[bit / 8] ^= 1 << UInt8(bit % 8)
-        bits.append(bit)
-      }
+      let bits =
+        self.bits?.filter { $0 < frame.payload.count * 8 }
+        ?? (0..<Int.random(in: 1...8, using: &generator)).map { _ in
+          Int.random(in: 0..<(frame.payload.count * 8), using: &generator)
+        }
+      for bit in bits { frame.payload[bit / 8] ^= 1 << UInt8(bit % 8) }
       detail = "flipped bits \(bits.map { "\($0 / 8).\($0 % 8)" }.joined(separator: ", ")) (byte.bit)"
     case .truncate:
       frame.payload.removeLast(Int.random(in: 1...frame.payload.count, using: &generator))

@@ -1,14 +1,20 @@
 /// The command line of `chaos-relay`.
 struct RelayOptions: Equatable {
   static let usage = """
-    usage: chaos-relay --seed N --rate R [--kinds K,...] [--after K] [--verbose] -- WORKER [ARGS...]
+    usage: chaos-relay --seed N --rate R [--kinds K,...] [--bits B.b,...] [--after K] [--lanes L,...]
+                       [--recompute-checksums] [--verbose] -- WORKER [ARGS...]
       --seed N     seeds the mutations: the same seed damages the same frames the same way
       --rate R     probability (0...1) that a frame is damaged
       --kinds K,…  mutations to choose from: \(Mutation.allCases.map(\.rawValue).joined(separator: ", "))
                    (default: \(Mutation.standard.map(\.rawValue).joined(separator: ",")))
+      --bits B.b,… have flip flip exactly these bits (byte.bit, as --verbose prints them)
+                   instead of 1-8 random ones; those past the end of a payload are left alone
       --after K    leave the first K frames of each direction of each connection untouched
       --lanes L,…  damage only these lanes: control-to-worker, control-to-host,
                    effects-to-worker, effects-to-host (default: all four)
+      --recompute-checksums
+                   give a damaged frame the checksum of its new bytes, so that the damage
+                   reaches the decoders instead of ending the connection at the frame
       --verbose    print one line per mutation on standard error
     Started by a host in place of WORKER, it starts WORKER itself and relays every frame between
     the two, damaging some.
@@ -17,9 +23,13 @@ struct RelayOptions: Equatable {
   var seed: UInt64
   var rate: Double
   var kinds: [Mutation] = Mutation.standard
+  /// The bits `flip` flips, as indices (byte × 8 + bit); nil for random ones.
+  var bits: [Int]?
   var untouched = 0
   var lanes: Set<Lane> = Set(Lane.all)
   var isVerbose = false
+  /// Whether a damaged frame carries its new bytes' checksum rather than the original's.
+  var recomputesChecksums = false
   var worker: String
   var workerArguments: [String]
 
@@ -39,7 +49,10 @@ struct RelayOptions: Equatable {
       case "--verbose":
         isVerbose = true
         continue
-      case "--seed", "--rate", "--kinds", "--after", "--lanes":
+      case "--recompute-checksums":
+        recomputesChecksums = true
+        continue
+      case "--seed", "--rate", "--kinds", "--bits", "--after", "--lanes":
         break
       default:
         throw UsageError("unknown option \"\(option)\"")
@@ -57,6 +70,13 @@ struct RelayOptions: Equatable {
       case "--after":
         guard let number = Int(value), number >= 0 else { throw UsageError("--after wants a count, not \"\(value)\"") }
         untouched = number
+      case "--bits":
+        bits = try value.split(separator: ",").map { position throws(UsageError) in
+          let parts = position.split(separator: ".", omittingEmptySubsequences: false)
+          guard parts.count == 2, let byte = Int(parts[0]), let bit = Int(parts[1]), byte >= 0, (0..<8).contains(bit)
+          else { throw UsageError("--bits wants byte.bit positions such as 3.1, not \"\(position)\"") }
+          return byte * 8 + bit
+        }
       case "--lanes":
         lanes = []
         for name in value.split(separator: ",") {

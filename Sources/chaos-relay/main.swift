@@ -47,9 +47,11 @@ do {
       let lane = Lane(connection: connection, direction: direction)
       let mutator = Mutator(
         seed: options.seed, lane: lane.number, rate: options.lanes.contains(lane) ? options.rate : 0,
-        kinds: options.kinds, untouched: options.untouched)
+        kinds: options.kinds, bits: options.bits, untouched: options.untouched)
       pumps.append(
-        FramePump(lane: lane, from: source, to: destination.socket, mutator: mutator, tally: lifecycle.tally, log: log))
+        FramePump(
+          lane: lane, from: source, to: destination.socket, mutator: mutator, tally: lifecycle.tally,
+          recomputesChecksums: options.recomputesChecksums, log: log))
     }
   }
   listener.close()

@@ -120,17 +120,101 @@ import TransportTestSupport
   ///   flipped, sequence 1 becomes 5: the host answers `processed(sequence: 5)`, the worker's
   ///   body waits for `processed(sequence: 1)` for ever, and never sends `finished`.
   /// Only `frames: 1`: one action, every frame of the lane flipped. Either side now takes a
-  /// message about a run or action that does not exist as the end of the worker.
+  /// message about a run or action that does not exist as the end of the worker. The relay
+  /// recomputes checksums, or the flips would end the connection before any decoder.
   @Test(arguments: zip(["effects-to-worker", "effects-to-host"], [6, 9] as [UInt64]))
   func aFlippedEffectMessageEndsOrRestartsTheEffect(lane: String, seed: UInt64) async throws {
     try await run(
       app: "payload", placement: "store\n", seed: seed, rate: 1, kinds: "flip", lanes: lane, untouched: 0,
-      frames: 1
+      recomputesChecksums: true, frames: 1
     ) { composition in
       Store(initialState: Payload.State()) { composition.compose(Payload()) }
     } next: { _, _ in
       .store(.stream(count: 1))
     }
+  }
+
+  /// Issue 22, item 11, for real: under live frame mutation with checksums recomputed, one
+  /// effect was neither finished nor reported lost after its worker's restart. Three timers
+  /// start (the host's clock never moves, so they run and never tick). The relay flips bit
+  /// 171.1 of control frame 3 to the host, the reply to the third start (frame 0 is the
+  /// greeting): the last byte of its effect, `.cancellable(…, .run(3))` before the worker's
+  /// handling time, so that run 3 reads 1, a body the worker runs already. Every effect must
+  /// end with the worker, reported lost.
+  @Test func aReplyNamingARunningBodyEndsEveryEffect() async throws {
+    let relayed = try RelayedComposition(
+      app: "timers", placement: "timers\n", relay: relayExecutable, seed: 0,
+      options: [
+        "--rate", "1", "--kinds", "flip", "--bits", "171.1", "--lanes", "control-to-host", "--after", "3",
+        "--recompute-checksums",
+      ])
+    let clock = TestClock()
+    let store = Store(initialState: Timers.State()) { relayed.composition.compose(Timers()) } withDependencies: {
+      $0.continuousClock = clock
+    }
+    var started: [StoreTask] = []
+    for id in 1...3 {
+      store.send(.addTimerTapped)
+      started.append(store.send(.timers(.element(id: id, action: .startTapped))))
+    }
+    for task in started {
+      #expect(await finish(task, within: .seconds(5)), "an effect neither finished nor was reported lost")
+    }
+    let lost = relayed.events.all.reduce(0) { total, event in
+      guard case let .effectsLost(_, count) = event else { return total }
+      return total + count
+    }
+    #expect(lost == 3)
+    // The next action for the boundary restarts the worker, saying why it was given up: the
+    // flip hit the run number, not another byte of the reply.
+    store.send(.timers(.element(id: 1, action: .stopTapped)))
+    let restart = await relayed.events.first { event in
+      if case .workerRestarted = event { true } else { false }
+    }
+    #expect("\(restart.map(String.init(describing:)) ?? "no restart")".contains("effect body run 1"))
+    relayed.shutDownLeavingNothing()
+  }
+
+  /// The damage of issue 22 (2% of frames, checksums recomputed so that it reaches the
+  /// decoders) on timers in a pool, which start, stop, tick on a test clock and are removed:
+  /// whatever the damage did, once the workers are killed every effect has ended, or been
+  /// reported lost.
+  @Test func everyEffectEndsOrIsLostUnderDamageThatDecodes() async throws {
+    let seed = Self.seedOverride ?? 7_000
+    let relayed = try RelayedComposition(
+      app: "timers", placement: "timers pool 2\n", relay: relayExecutable, seed: seed,
+      options: ["--rate", "0.02", "--after", "1", "--recompute-checksums"])
+    let clock = TestClock()
+    let store = Store(initialState: Timers.State()) { relayed.composition.compose(Timers()) } withDependencies: {
+      $0.continuousClock = clock
+    }
+    var generator = SeededGenerator(seed: seed)
+    var started: [StoreTask] = []
+    let watchdog = Watchdog(deadline: Self.sendDeadline)
+    for step in 0..<2_000 {
+      let ids = store.state.timers.ids
+      let action: Timers.Action
+      switch (Int.random(in: 0..<8, using: &generator), ids.randomElement(using: &generator)) {
+      case (4, _):
+        await clock.advance(by: .seconds(1))
+        continue
+      case (0...1, _), (_, nil): action = .addTimerTapped
+      case let (2, id?): action = .removeTimerTapped(id: id)
+      case let (3, id?): action = .timers(.element(id: id, action: .stopTapped))
+      case let (_, id?): action = .timers(.element(id: id, action: .startTapped))
+      }
+      watchdog.arm("seed \(seed), step \(step): \(action)")
+      started.append(store.send(action))
+      watchdog.disarm()
+    }
+    watchdog.stop()
+    #expect(watchdog.hangs.isEmpty, "sends that hung: \(watchdog.hangs)")
+    for index in 0..<2 { relayed.composition.killWorker(of: "timers", index: index) }
+    var running = 0
+    for task in started where await !finish(task, within: .seconds(2)) { running += 1 }
+    #expect(running == 0, "effects neither finished nor reported lost once their workers were killed")
+    #expect(relayed.relays.mutations > 0, "the relays damaged nothing")
+    relayed.shutDownLeavingNothing()
   }
 
   // MARK: - Running a composition behind the relay
@@ -154,60 +238,28 @@ import TransportTestSupport
   /// How long a step's effects may run before the test cancels them.
   private static let effectDeadline = Duration.seconds(3)
 
-  /// Waits for `task`'s effects to finish, at most `deadline`; past it cancels them and waits
-  /// for the cancellation to end them. Says whether they finished on their own.
-  private static func finish(_ task: StoreTask, within deadline: Duration) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-      group.addTask {
-        await task.finish()
-        return !Task.isCancelled
-      }
-      group.addTask {
-        try? await Task.sleep(for: deadline)
-        return false
-      }
-      let finished = await group.next() ?? false
-      // Cancels `finish()`, which cancels the effects it waits for.
-      group.cancelAll()
-      return finished
-    }
-  }
-
-  /// Runs `app` with `placement`, every worker behind a relay that damages frames at `rate`,
-  /// sending actions from `next` until the relays report `frames` frames (or, should they
+  /// Runs `app` with `placement`, every worker behind a relay that damages frames at `rate`
+  /// (with checksums to match when `recomputesChecksums`, so that the damage reaches the
+  /// decoders), sending actions from `next` until the relays report `frames` frames (or, should they
   /// stop reporting, one action per frame wanted); then shuts down and checks that nothing
   /// is left; with `strandsEffects` false, also that no effect waited until the test cancelled
   /// it. Returns the store for further checks.
   @discardableResult
   private func run<State: Sendable, Action: Sendable>(
     app: String, placement: String, seed: UInt64, rate: Double, kinds: String? = nil,
-    lanes: String? = nil, untouched: Int = 1, frames: Int = frameTarget, expectsDamage: Bool = true,
-    strandsEffects: Bool = true, store makeStore: (Composition) -> Store<State, Action>,
+    lanes: String? = nil, untouched: Int = 1, recomputesChecksums: Bool = false, frames: Int = frameTarget,
+    expectsDamage: Bool = true, strandsEffects: Bool = true, store makeStore: (Composition) -> Store<State, Action>,
     next: (State, inout SeededGenerator) -> Action
   ) async throws -> Store<State, Action> {
     let started = ContinuousClock.now
     let seed = Self.seedOverride ?? seed
-    let events = Events()
-    let relays = RelayOutput(echo: ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_LOG"] == "1")
-    let launches = Mutex<UInt64>(0)
-    let command = WorkerCommand(executable: relayExecutable) { boundary in
-      // Each launch gets the next seed, so restarts do not repeat the same damage, and a run
-      // with the same base seed launches the same relays.
-      let launch = launches.withLock { count in
-        defer { count += 1 }
-        return count
-      }
-      return ["--seed", "\(seed &+ launch)", "--rate", "\(rate)", "--after", "\(untouched)", "--verbose"]
+    let relayed = try RelayedComposition(
+      app: app, placement: placement, relay: relayExecutable, seed: seed,
+      options: ["--rate", "\(rate)", "--after", "\(untouched)"]
         + (kinds.map { ["--kinds", $0] } ?? []) + (lanes.map { ["--lanes", $0] } ?? [])
-        + ["--", workerExecutable.path, "--bulkhead-worker", app, boundary]
-    }
-    guard let example = ExampleApp.named(app) else { throw DistributionError.unknownBoundary(app, known: []) }
-    let composition = try Composition(
-      root: example.root(), placement: Placement(parsing: placement, file: "\(app).placement"), command: command,
-      restartPolicy: RestartPolicy(maximumRestarts: 10_000, within: .seconds(1)), onEvent: events.append,
-      onOutput: relays.append)
-    let socketDirectory = composition.socketDirectory
-    let store = makeStore(composition)
+        + (recomputesChecksums ? ["--recompute-checksums"] : []))
+    let (events, relays) = (relayed.events, relayed.relays)
+    let store = makeStore(relayed.composition)
     let watchdog = Watchdog(deadline: Self.sendDeadline)
     var generator = SeededGenerator(seed: seed)
     var sent = 0
@@ -218,27 +270,12 @@ import TransportTestSupport
       // A damaged message can leave an effect waiting for ever on a worker that still
       // answers, as a worker's own bug could; the host is not held by it: cancelling the
       // effect, as a user would, must end it at once.
-      if await !Self.finish(store.send(action), within: Self.effectDeadline) { stranded += 1 }
+      if await !finish(store.send(action), within: Self.effectDeadline) { stranded += 1 }
       watchdog.disarm()
       sent += 1
     }
     watchdog.stop()
-    composition.shutdown()
-
-    let relayPIDs = events.all.compactMap { event -> Int32? in
-      switch event {
-      case let .workerStarted(_, pid), let .workerRestarted(_, pid, _): pid
-      default: nil
-      }
-    }
-    // By pid, so only the latest: a long soak starts more processes than there are pids, and
-    // an old pid may name someone else's process by now. `childRelays()` sees every relay.
-    #expect(allExited(relayPIDs.suffix(200)), "a relay outlived shutdown")
-    #expect(allExited(relays.workers.suffix(200).map(\.pid)), "a worker behind a relay outlived shutdown")
-    #expect(childRelays().isEmpty, "relays still children of the host: \(childRelays())")
-    for directory in relays.workers.map(\.directory) + [socketDirectory].compactMap({ $0 }) {
-      #expect(!FileManager.default.fileExists(atPath: directory), "\(directory) was left behind")
-    }
+    let relayCount = relayed.shutDownLeavingNothing()
     #expect(watchdog.hangs.isEmpty, "sends that hung: \(watchdog.hangs)")
     if !strandsEffects { #expect(stranded == 0, "effects that waited until cancelled: \(stranded)") }
     let damage = events.all.filter {
@@ -258,7 +295,7 @@ import TransportTestSupport
     // host kills with SIGKILL cannot say).
     print(
       "chaos \(app) seed \(seed) rate \(rate): \(sent) actions, \(relays.framesRelayed) frames relayed, "
-        + "\(relays.mutations) mutated, \(relayPIDs.count) relays, \(damage.count) damage events, "
+        + "\(relays.mutations) mutated, \(relayCount) relays, \(damage.count) damage events, "
         + "\(stranded) effects cancelled after \(Self.effectDeadline), "
         + "\(ContinuousClock.now - started)")
     return store
@@ -267,6 +304,58 @@ import TransportTestSupport
   /// `chaos-relay`, built beside the tests and `child-worker`.
   private var relayExecutable: URL {
     workerExecutable.deletingLastPathComponent().appendingPathComponent("chaos-relay")
+  }
+}
+
+/// A composition of an example app whose every worker runs behind `chaos-relay`, with the
+/// events it reports and what its relays say.
+@MainActor
+struct RelayedComposition {
+  let composition: Composition
+  let events = Events()
+  let relays = RelayOutput(echo: ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_LOG"] == "1")
+
+  /// Starts `app` with `placement`, its relays given `options`. Each launch gets the next
+  /// seed from `seed`, so that restarts do not repeat the same damage, and a run with the same
+  /// base seed launches the same relays.
+  init(app: String, placement: String, relay: URL, seed: UInt64, options: [String]) throws {
+    guard let example = ExampleApp.named(app) else { throw DistributionError.unknownBoundary(app, known: []) }
+    let launches = Mutex<UInt64>(0)
+    let command = WorkerCommand(executable: relay) { boundary in
+      let launch = launches.withLock { count in
+        defer { count += 1 }
+        return count
+      }
+      return ["--seed", "\(seed &+ launch)"] + options
+        + ["--verbose", "--", workerExecutable.path, "--bulkhead-worker", app, boundary]
+    }
+    composition = try Composition(
+      root: example.root(), placement: Placement(parsing: placement, file: "\(app).placement"), command: command,
+      restartPolicy: RestartPolicy(maximumRestarts: 10_000, within: .seconds(1)), onEvent: events.append,
+      onOutput: relays.append)
+  }
+
+  /// Shuts the composition down and checks that no relay, worker or directory is left;
+  /// returns how many relays it started.
+  @discardableResult
+  func shutDownLeavingNothing() -> Int {
+    let socketDirectory = composition.socketDirectory
+    composition.shutdown()
+    let relayPIDs = events.all.compactMap { event -> Int32? in
+      switch event {
+      case let .workerStarted(_, pid), let .workerRestarted(_, pid, _): pid
+      default: nil
+      }
+    }
+    // By pid, so only the latest: a long soak starts more processes than there are pids, and
+    // an old pid may name someone else's process by now. `childRelays()` sees every relay.
+    #expect(allExited(relayPIDs.suffix(200)), "a relay outlived shutdown")
+    #expect(allExited(relays.workers.suffix(200).map(\.pid)), "a worker behind a relay outlived shutdown")
+    #expect(childRelays().isEmpty, "relays still children of the host: \(childRelays())")
+    for directory in relays.workers.map(\.directory) + [socketDirectory].compactMap({ $0 }) {
+      #expect(!FileManager.default.fileExists(atPath: directory), "\(directory) was left behind")
+    }
+    return relayPIDs.count
   }
 }
 

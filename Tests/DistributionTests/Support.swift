@@ -106,6 +106,25 @@ extension Events {
   }
 }
 
+/// Waits for `task`'s effects to finish, at most `deadline`; past it cancels them and waits
+/// for the cancellation to end them. Says whether they finished on their own.
+func finish(_ task: StoreTask, within deadline: Duration) async -> Bool {
+  await withTaskGroup(of: Bool.self) { group in
+    group.addTask {
+      await task.finish()
+      return !Task.isCancelled
+    }
+    group.addTask {
+      try? await Task.sleep(for: deadline)
+      return false
+    }
+    let finished = await group.next() ?? false
+    // Cancels `finish()`, which cancels the effects it waits for.
+    group.cancelAll()
+    return finished
+  }
+}
+
 /// Whether every worker `composition` started has exited.
 func allExited(_ pids: some Sequence<Int32>) -> Bool {
   pids.allSatisfy { ProcessWatch.waitForExit(of: $0, milliseconds: 5_000) }

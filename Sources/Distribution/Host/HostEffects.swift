@@ -221,17 +221,20 @@ final class HostEffects: Sendable {
 
   /// Ends every proxy, reporting them lost, and the connection.
   func close() {
-    let proxies = end(as: .closed)
-    if !proxies.isEmpty { onLost(proxies.count) }
+    end(as: .closed) { count in
+      if count > 0 { onLost(count) }
+    }
   }
 
   /// Ends every proxy as if its effect had finished, and the connection: for a worker let go
   /// with its child, whose effects the host cancels in the same pass, or with the composition.
   func retire() {
-    _ = end(as: .retired)
+    end(as: .retired) { _ in }
   }
 
-  private func end(as phase: Phase) -> [DeliveryQueue<Delivery>] {
+  /// Ends every proxy, after `reporting` their count: whoever waits for an effect to end has
+  /// heard of it by then.
+  private func end(as phase: Phase, reporting: (Int) -> Void) {
     let (proxies, waiting) = state.withLock { state in
       if state.phase == .open { state.phase = phase }
       defer {
@@ -240,21 +243,28 @@ final class HostEffects: Sendable {
       }
       return (Array(state.proxies.values), state.waiting)
     }
+    reporting(proxies.count)
     // Nothing will settle in a worker that is gone.
     waiting?.remoteWorkDidSettle()
     for proxy in proxies { proxy.finish() }
     system.close()
-    return proxies
   }
 
+  /// Enters the proxy of `run` in the table that ends every proxy when the worker goes. A run
+  /// that has a proxy already was named twice (a reply damaged into a running body's number):
+  /// one of the two would be left out of the table and wait for ever, so the worker is given
+  /// up, and both are reported lost with the rest.
   private func register(_ run: UInt64, _ deliveries: DeliveryQueue<Delivery>) -> Phase {
-    state.withLock { state in
-      if state.phase == .open {
-        state.proxies[run] = deliveries
-        state.highestRun = max(state.highestRun, run)
-      }
-      return state.phase
+    let (phase, isTaken) = state.withLock { state -> (Phase, Bool) in
+      guard state.phase == .open else { return (state.phase, false) }
+      guard state.proxies[run] == nil else { return (.open, true) }
+      state.proxies[run] = deliveries
+      state.highestRun = max(state.highestRun, run)
+      return (.open, false)
     }
+    guard isTaken else { return phase }
+    fail("its effect body run \(run) was named again while it runs (a damaged run number)")
+    return .closed
   }
 
   private var isOpen: Bool { state.withLock { $0.phase == .open } }
@@ -270,8 +280,13 @@ final class HostEffects: Sendable {
     let fault = state.withLock { state -> String? in
       let isMadeUp: Bool
       switch message {
-      case let .action(run, _, _, _), let .finished(run, _), let .sleep(run, _, _), let .warning(run, _):
+      case let .action(run, _, _, _), let .sleep(run, _, _), let .warning(run, _):
         isMadeUp = run > state.highestRun
+      case let .finished(run, _):
+        // A body ends once, after its proxy entered the table, and only its end takes it out:
+        // an end of a run without one is made up (a damaged run number), and the proxy whose
+        // end it was would wait for ever.
+        isMadeUp = state.phase == .open && state.proxies[run] == nil
       case let .settled(count): isMadeUp = count > state.wakes
       case let .pong(token): isMadeUp = token > state.pings
       case let .question(_, revision, _, _): isMadeUp = !dependencies.mayAsk(about: revision)
