@@ -188,8 +188,12 @@ final class DefaultValues: Sendable {
 
   func value<Value: Sendable>(for id: ObjectIdentifier, make: () -> Value) -> Value {
     if let value: Value = madeValue(for: id) { return value }
-    let value = make()
-    return values.withLock { values in
+    return record(make(), for: id)
+  }
+
+  /// Records `value` as made for `id`, unless one was made first: returns the one recorded.
+  func record<Value: Sendable>(_ value: Value, for id: ObjectIdentifier) -> Value {
+    values.withLock { values in
       if let winner = values[id] as? Value { return winner }
       values[id] = value
       return value

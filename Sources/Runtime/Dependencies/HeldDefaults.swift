@@ -12,8 +12,9 @@ import Synchronization
 /// ```
 final class HeldDefaults: Sendable {
   private struct Held {
+    /// Records the value as made, in the store's defaults it was made for.
+    let record: @Sendable () -> Void
     let value: any Sendable
-    let defaults: DefaultValues
     let warnings: [RuntimeWarning]
   }
 
@@ -37,7 +38,8 @@ final class HeldDefaults: Sendable {
     let made = withRuntimeWarningHandler({ warning in warnings.withLock { $0.append(warning) } }) {
       make()
     }
-    let held = Held(value: made, defaults: defaults, warnings: warnings.withLock { $0 })
+    let held = Held(
+      record: { _ = defaults.record(made, for: id) }, value: made, warnings: warnings.withLock { $0 })
     state.withLock { $0.held[id] = held }
     return made
   }
@@ -55,8 +57,8 @@ final class HeldDefaults: Sendable {
       defer { state.held = [:] }
       return state.held
     }
-    for (id, held) in kept {
-      _ = held.defaults.value(for: id) { held.value }
+    for held in kept.values {
+      held.record()
       for warning in held.warnings { RuntimeWarning.report(warning.message, at: warning.location) }
     }
   }
