@@ -46,9 +46,10 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   }
 
   let store: Store<State, TestAction<Action>>
-  private let executor = EffectExecutor()
+  private let executor: EffectExecutor
   let recorder: TestRecorder<State, Action>
   private let endChecks: Mutex<EndChecks>
+  let warnings: WarningInbox
 
   /// A test store for `reducer` starting at `initialState`. Dependencies take their test
   /// values unless `prepareDependencies` overrides them.
@@ -62,26 +63,33 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ) {
     let recorder = TestRecorder<State, Action>()
     let reducer = reducer()
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let warnings = WarningInbox()
+    let executor = EffectExecutor()
+    self.warnings = warnings
+    self.executor = executor
     self.recorder = recorder
     self.state = initialState
     self.timeout = timeout
-    self.store = Store(
-      initialState: initialState,
-      reducer: { TestReducer(base: reducer, recorder: recorder) },
-      withDependencies: {
-        $0.context = .test
-        prepareDependencies(&$0)
-      },
-      effectExecutor: executor)
-    self.endChecks = Mutex(
-      EndChecks(
-        location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+    // The setup's warnings (a default without a test value read there) are the test's too.
+    self.store = withRuntimeWarningHandler(warnings.handler(at: location)) {
+      Store(
+        initialState: initialState,
+        reducer: { TestReducer(base: reducer, recorder: recorder) },
+        withDependencies: {
+          $0.context = .test
+          prepareDependencies(&$0)
+        },
+        effectExecutor: executor)
+    }
+    self.endChecks = Mutex(EndChecks(location: location))
   }
 
   deinit {
     // Runs where the test drops the store, so failures land in that test.
     let checks = endChecks.withLock { $0 }
     defer { store.cancelAllEffects() }
+    warnings.close()
     guard checks.exhaustivity == .on else { return }
     if !checks.unreceived.isEmpty {
       reportIssue(
@@ -137,15 +145,18 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       }
       acceptReceivedActions()
     }
-    let task = withRuntimeWarningHandler({ reportIssue($0.message, at: location) }) {
+    // The warnings of this action and of the effects it starts, wherever they run, fail
+    // the test at this step.
+    let task = withRuntimeWarningHandler(warnings.handler(at: location)) {
       store.send(.sent(action))
     }
+    warnings.report()
     let actual = recorder.stateAfterSend ?? store.state
     expect(actual, from: state, updateStateToExpectedResult, at: location)
     state = actual
     await settle()
     updateEndChecks()
-    return TestStoreTask(task: task, store: store, timeout: timeout)
+    return TestStoreTask(task: task, store: store, warnings: warnings, timeout: timeout)
   }
 
   /// Waits for an effect to deliver `expectedAction`, and asserts how it changed the state.
@@ -236,6 +247,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     timeout: Duration?,
     at location: TestLocation
   ) async {
+    defer { warnings.report() }
     let timeout = timeout ?? self.timeout
     let arrived = await store.wait(
       until: { [recorder, store, exhaustivity] in
@@ -278,6 +290,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// test does next (advancing a clock, sending) happens after everything already due.
   func settle() async {
     _ = await store.wait(until: { [executor] in executor.isSettled }, timeout: timeout)
+    warnings.report()
   }
 
   private func expect(

@@ -93,6 +93,22 @@ private let hasNoTestValue = "has no test value, and a test used it"
     }
   }
 
+  /// A default read while the store is set up is the test's too, though no step ran yet.
+  @Test func aDefaultReadInTheTestStoresSetupFailsTheTestOnce() async {
+    let issues = Log<String>()
+    await withKnownIssue {
+      let store = TestStore(initialState: Greeter.State()) { Greeter() } withDependencies: {
+        $0.uuid = .incrementing
+        _ = $0.greeting
+      }
+      await store.send(.greet) { $0.said = ["live"] }
+    } matching: { issue in
+      issues.append("\(issue)")
+      return issue.comments.contains { $0.rawValue.contains(hasNoTestValue) }
+    }
+    #expect(issues.all.count == 1)
+  }
+
   /// The child's override read the parent's default on the way; the parent's own read later
   /// is a use all the same.
   @Test func aDefaultReadBesideAnOverrideStillFailsTheTest() async {
@@ -114,10 +130,13 @@ private let hasNoTestValue = "has no test value, and a test used it"
         withDependencies {
           said.append($0.greeting.text())
           $0.uuid = .incrementing
-        } operation: {}
+        } operation: {
+          // The same default, made once: no second warning.
+          said.append(DependencyValues.current.greeting.text())
+        }
       }
     }
-    #expect(said == ["live"])
+    #expect(said == ["live", "live"])
     #expect(reported.count == 1)
     #expect(reported.first?.message.contains(hasNoTestValue) == true)
   }
