@@ -1,10 +1,13 @@
 @_spi(Testing) import Bulkhead
 import Synchronization
+import Testing
 
-/// The runtime warnings of one test store — raised by its steps, its effects, or a `Send` its
-/// effects kept and used later from any task — held until the test's own task reports them at
-/// its next step. Recorded from another task (a detached one, say), a failure would not be the
-/// test's: Swift Testing finds the running test, and `withKnownIssue`, through task-locals.
+/// Where the runtime warnings of one test store go — raised by its setup, its steps, its
+/// effects, or a `Send` its effects kept and used later from any task. One raised in a task
+/// of the test that made the store is recorded at once; one raised elsewhere (a detached task,
+/// a worker's reading thread) is held until the test's own task reports it at its next step:
+/// recorded there, a failure would not be the test's, since Swift Testing finds the running
+/// test, and `withKnownIssue`, through task-locals.
 ///
 /// ```swift
 /// withRuntimeWarningHandler(inbox.handler(at: location)) { store.send(action) }
@@ -17,10 +20,14 @@ final class WarningInbox: Sendable {
   }
 
   private let state = Mutex(State())
+  /// The Swift Testing test that made the store; nil under XCTest, whose failures find their
+  /// test from any thread.
+  private let test = Test.current?.id
 
   /// A handler for the warnings of the step at `location`, which they are reported at.
   func handler(at location: TestLocation) -> @Sendable (RuntimeWarning) -> Void {
     { [self] warning in
+      if let test, Test.current?.id == test { return reportIssue(warning.message, at: location) }
       let isClosed = state.withLock { state in
         if !state.isClosed { state.held.append((warning, location)) }
         return state.isClosed

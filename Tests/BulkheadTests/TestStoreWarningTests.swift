@@ -19,11 +19,14 @@ private struct Keeper: Reducer {
     case keep
     case escape
     case late
+    case failLater
     case child(Child.Action)
   }
+  struct Failure: Error {}
   let kept: Log<Send<Action>>
   let release: AsyncStream<Void>
   let escaped: Log<Task<Void, Never>>
+  @Dependency(\.continuousClock) var clock
 
   var body: some Reducer<State, Action> {
     Reduce { state, action in
@@ -37,6 +40,11 @@ private struct Keeper: Reducer {
               for await _ in release {}
               await send(.late)
             })
+        }
+      case .failLater:
+        return .run { [clock] _ in
+          try await clock.sleep(for: .seconds(1))
+          throw Failure()
         }
       case .late:
         state.log.append("late")
@@ -83,6 +91,24 @@ private let sentLate = "sent an action after its body had returned"
     } matching: { issue in
       issue.comments.contains { $0.rawValue.contains(sentLate) }
     }
+  }
+
+  /// A warning raised in a task of the test (an effect it started) fails the test at once,
+  /// where the effect was started, rather than at the test's next step.
+  @Test func aWarningRaisedInTheTestsOwnTasksFailsItAtOnce() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Keeper.State()) {
+      Keeper(kept: Log(), release: AsyncStream.makeStream().stream, escaped: Log())
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await withKnownIssue {
+      await store.send(.failLater)
+      await clock.advance(by: .seconds(1))
+    } matching: { issue in
+      issue.comments.contains { $0.rawValue.contains("threw an unhandled error") }
+    }
+    await store.finish()
   }
 
   /// The store processes a late action outside any step of the test: the operator's warning

@@ -109,7 +109,9 @@ public struct DependencyValues: Sendable {
     }
   }
 
-  private static func makeDefault<Key: DependencyKey>(_ key: Key.Type, _ context: DependencyContext) -> Key.Value {
+  private static func makeDefault<Key: DependencyKey>(
+    _ key: Key.Type, _ context: DependencyContext
+  ) -> Key.Value {
     // A key this process uses is one a worker may ask it about.
     CrossingKeys.register(ifCrossing: key)
     return context == .test ? Key.testValue : Key.liveValue
