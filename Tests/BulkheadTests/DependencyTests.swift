@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadTesting
+import Synchronization
 import Testing
 
 /// A client whose key has only a live value: a test must override it before using it.
@@ -48,6 +49,32 @@ private struct Lounge: Reducer {
 
 private let hasNoTestValue = "has no test value, and a test used it"
 
+/// A key whose live value is made anew on each request, counting how often.
+private enum CountedKey: DependencyKey {
+  static let made = Mutex(0)
+  static var liveValue: Int {
+    made.withLock { $0 += 1 }
+    return 0
+  }
+}
+
+extension DependencyValues {
+  fileprivate var counted: Int {
+    get { self[CountedKey.self] }
+    set { self[CountedKey.self] = newValue }
+  }
+}
+
+private struct Reader: Reducer {
+  struct State: Equatable { var read: [Int] = [] }
+  enum Action: Equatable, Sendable { case read }
+  @Dependency(\.counted) var counted
+  func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    state.read.append(counted)
+    return .none
+  }
+}
+
 @MainActor
 @Suite struct DependencyTests {
   @Test func overridingAKeyWithOnlyALiveValueByKeyPathIsNoUseOfItsDefault() async {
@@ -82,6 +109,16 @@ private let hasNoTestValue = "has no test value, and a test used it"
       $0[keyPath: keyPath] = Greeting { "overridden" }
     }
     await store.send(.greet) { $0.said = ["overridden"] }
+  }
+
+  /// The default a key-path assignment reads is made once per store, not on every action.
+  @Test func anOverrideByKeyPathMakesTheDefaultOnce() async {
+    let store = TestStore(initialState: Reader.State()) { Reader().dependency(\.counted, 7) }
+    let before = CountedKey.made.withLock { $0 }
+    await store.send(.read) { $0.read = [7] }
+    await store.send(.read) { $0.read = [7, 7] }
+    await store.send(.read) { $0.read = [7, 7, 7] }
+    #expect(CountedKey.made.withLock { $0 } - before == 1)
   }
 
   @Test func aDefaultReadInATestStillFailsIt() async {

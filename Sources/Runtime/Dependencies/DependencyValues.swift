@@ -97,8 +97,7 @@ public struct DependencyValues: Sendable {
       if let value = overrides[id]?.value as? Key.Value { return value }
       if let host, let value = host.value(for: key) { return value }
       if let heldDefaults {
-        return defaults.madeValue(for: id)
-          ?? heldDefaults.value(for: id, of: defaults) { Self.makeDefault(key, context) }
+        return heldDefaults.value(for: id, of: defaults) { Self.makeDefault(key, context) }
       }
       return defaults.value(for: id) { Self.makeDefault(key, context) }
     }
@@ -177,30 +176,6 @@ package protocol HostAnsweredValues: Sendable {
   /// The worker's value for `key` when the host answers for it; nil when the worker makes
   /// its own (the key does not cross, or it is live and the same anywhere).
   func value<Key: DependencyKey>(for key: Key.Type) -> Key.Value?
-}
-
-/// The default dependency values made so far, shared by the copies of one store's values.
-final class DefaultValues: Sendable {
-  private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
-
-  /// The value made for `id`, if one was.
-  func madeValue<Value: Sendable>(for id: ObjectIdentifier) -> Value? {
-    values.withLock { $0[id] } as? Value
-  }
-
-  func value<Value: Sendable>(for id: ObjectIdentifier, make: () -> Value) -> Value {
-    if let value: Value = madeValue(for: id) { return value }
-    return record(make(), for: id)
-  }
-
-  /// Records `value` as made for `id`, unless one was made first: returns the one recorded.
-  func record<Value: Sendable>(_ value: Value, for id: ObjectIdentifier) -> Value {
-    values.withLock { values in
-      if let winner = values[id] as? Value { return winner }
-      values[id] = value
-      return value
-    }
-  }
 }
 
 /// Runs `operation` with the dependencies changed by `update`.
