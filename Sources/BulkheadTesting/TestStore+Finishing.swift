@@ -17,6 +17,7 @@ extension TestStore {
     let timeout = timeout ?? self.timeout
     let finished = await store.wait(
       until: { [store] in store.trackedEffectCount == 0 }, timeout: timeout)
+    warnings.report()
     guard !finished else { return }
     reportIssue(
       """

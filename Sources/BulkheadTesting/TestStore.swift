@@ -46,10 +46,11 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   }
 
   let store: Store<State, TestAction<Action>>
-  private let executor = EffectExecutor()
+  private let executor: EffectExecutor
   let recorder: TestRecorder<State, Action>
   private let endChecks: Mutex<EndChecks>
-  private let dismissal = StoreDismissal()
+  private let dismissal: StoreDismissal
+  let warnings: WarningInbox
 
   /// A test store for `reducer` starting at `initialState`. Dependencies take their test
   /// values unless `prepareDependencies` overrides them.
@@ -66,29 +67,38 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ) {
     let recorder = TestRecorder<State, Action>()
     let reducer = reducer()
+    let location = TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    let warnings = WarningInbox()
+    let executor = EffectExecutor()
+    let dismissal = StoreDismissal()
+    self.dismissal = dismissal
+    self.warnings = warnings
+    self.executor = executor
     self.recorder = recorder
     self.state = initialState
     self.timeout = timeout
-    let store = Store(
-      initialState: initialState,
-      reducer: { TestReducer(base: reducer, recorder: recorder) },
-      withDependencies: { [dismissal] in
-        $0.context = .test
-        $0.dismiss = dismissal.effect
-        prepareDependencies(&$0)
-      },
-      effectExecutor: executor)
+    // The setup's warnings (a default without a test value read there) are the test's too.
+    let store = withRuntimeWarningHandler(warnings.handler(at: location)) {
+      Store(
+        initialState: initialState,
+        reducer: { TestReducer(base: reducer, recorder: recorder) },
+        withDependencies: { [dismissal] in
+          $0.context = .test
+          $0.dismiss = dismissal.effect
+          prepareDependencies(&$0)
+        },
+        effectExecutor: executor)
+    }
     dismissal.attach(cancelling: store.effectCancellation)
     self.store = store
-    self.endChecks = Mutex(
-      EndChecks(
-        location: TestLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+    self.endChecks = Mutex(EndChecks(location: location))
   }
 
   deinit {
     // Runs where the test drops the store, so failures land in that test.
     let checks = endChecks.withLock { $0 }
     defer { store.cancelAllEffects() }
+    warnings.close()
     guard checks.exhaustivity == .on else { return }
     if !checks.unreceived.isEmpty {
       reportIssue(
@@ -140,7 +150,8 @@ public final class TestStore<State: Equatable, Action: Sendable> {
         what happens after the dismissal, present the feature from a parent, or give the \
         store a dismissal of its own ("$0.dismiss = DismissEffect { … }").
         """, at: location)
-      return TestStoreTask(task: .empty, store: store, timeout: timeout)
+      warnings.report()
+      return TestStoreTask(task: .empty, store: store, warnings: warnings, timeout: timeout)
     }
     let unreceived = recorder.received
     if !unreceived.isEmpty {
@@ -156,15 +167,18 @@ public final class TestStore<State: Equatable, Action: Sendable> {
       }
       acceptReceivedActions()
     }
-    let task = withRuntimeWarningHandler({ reportIssue($0.message, at: location) }) {
+    // The warnings of this action and of the effects it starts, wherever they run, fail
+    // the test at this step.
+    let task = withRuntimeWarningHandler(warnings.handler(at: location)) {
       store.send(.sent(action))
     }
+    warnings.report()
     let actual = recorder.stateAfterSend ?? store.state
     expect(actual, from: state, updateStateToExpectedResult, at: location)
     state = actual
     await settle()
     updateEndChecks()
-    return TestStoreTask(task: task, store: store, timeout: timeout)
+    return TestStoreTask(task: task, store: store, warnings: warnings, timeout: timeout)
   }
 
   /// Waits for an effect to deliver `expectedAction`, and asserts how it changed the state.
@@ -255,6 +269,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
     timeout: Duration?,
     at location: TestLocation
   ) async {
+    defer { warnings.report() }
     let timeout = timeout ?? self.timeout
     let arrived = await store.wait(
       until: { [recorder, store, exhaustivity] in
@@ -297,6 +312,7 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   /// test does next (advancing a clock, sending) happens after everything already due.
   func settle() async {
     _ = await store.wait(until: { [executor] in executor.isSettled }, timeout: timeout)
+    warnings.report()
   }
 
   private func expect(

@@ -9,10 +9,14 @@
 public struct TestStoreTask: Sendable {
   let task: StoreTask
   private let waitForFinish: @MainActor @Sendable (Duration) async -> Bool
+  private let warnings: WarningInbox
   private let timeout: Duration
 
-  init<State, Action>(task: StoreTask, store: Store<State, TestAction<Action>>, timeout: Duration) {
+  init<State, Action>(
+    task: StoreTask, store: Store<State, TestAction<Action>>, warnings: WarningInbox, timeout: Duration
+  ) {
     self.task = task
+    self.warnings = warnings
     self.timeout = timeout
     // Wakes on the store's own events (an effect finished) and at the deadline, never polls.
     self.waitForFinish = { [task] timeout in
@@ -28,6 +32,7 @@ public struct TestStoreTask: Sendable {
   public func cancel() async {
     task.cancel()
     await task.finish()
+    warnings.report()
   }
 
   /// Waits for the effects to finish, failing if they are still running after the timeout.
@@ -41,7 +46,9 @@ public struct TestStoreTask: Sendable {
     line: UInt = #line, column: UInt = #column
   ) async {
     let timeout = timeout ?? self.timeout
-    guard await !waitForFinish(timeout) else { return }
+    let finished = await waitForFinish(timeout)
+    warnings.report()
+    guard !finished else { return }
     reportIssue(
       """
       Expected the effects of this action to finish, but they still ran after \(timeout). …

@@ -1,5 +1,6 @@
 import Bulkhead
 import Foundation
+import Synchronization
 
 /// A lobby whose signing desk can run in a worker, for showing dependencies that follow a
 /// test into workers: the host stamps visits with UUIDs, the desk signs entries with UUIDs and
@@ -70,7 +71,15 @@ public struct Lobby: Reducer {
       case signFormatted(String)
       /// Notes the visit in the `VisitLog`, which has no test value.
       case logVisit(String)
+      /// Keeps its effect's `send` after the effect returns: a misuse the runtime reports
+      /// when the send is used.
+      case keepSend
+      /// Greets through the send that `keepSend` kept, from a detached task.
+      case greetThroughKeptSend(String)
     }
+
+    /// The send that `keepSend` kept, in this process.
+    static let keptSend = Mutex<Send<Action>?>(nil)
 
     @Dependency(\.uuid) var uuid
     @Dependency(\.date) var date
@@ -109,6 +118,13 @@ public struct Lobby: Reducer {
       case let .logVisit(name):
         visitLog.record(name)
         return .none
+      case .keepSend:
+        return .run { send in Self.keptSend.withLock { $0 = send } }
+      case let .greetThroughKeptSend(name):
+        return .run { _ in
+          guard let kept = Self.keptSend.withLock({ $0 }) else { return }
+          await Task.detached { await kept(.greeted("Hello, \(name)")) }.value
+        }
       }
     }
   }

@@ -38,6 +38,9 @@ final class HostEffects: Sendable {
 
   private struct State {
     var proxies: [UInt64: DeliveryQueue<Delivery>] = [:]
+    /// Who hears a warning about an effect whose proxy has ended (a worker's effect that sent
+    /// an action after its body returned): the handler of the proxy started last, the store's.
+    var ownerOfEndedEffects = RuntimeWarning.Handler.standardError
     /// The highest run the host has started: a worker's message about a later one is made up.
     var highestRun: UInt64 = 0
     /// The number of the last effect action that arrived: the worker numbers them one after
@@ -126,7 +129,7 @@ final class HostEffects: Sendable {
       // not count as a use of the clock (in a test, a clock without a test value warns).
       .run(priority: nil) { [self, dependencies = DependencyValues.current] send in
         let deliveries = DeliveryQueue<Delivery>()
-        switch register(run, deliveries) {
+        switch register(run, deliveries, warningsTo: .current) {
         case .open: break
         case .closed: return onLost(1)
         case .retired: return
@@ -254,11 +257,14 @@ final class HostEffects: Sendable {
   /// that has a proxy already was named twice (a reply damaged into a running body's number):
   /// one of the two would be left out of the table and wait for ever, so the worker is given
   /// up, and both are reported lost with the rest.
-  private func register(_ run: UInt64, _ deliveries: DeliveryQueue<Delivery>) -> Phase {
+  private func register(
+    _ run: UInt64, _ deliveries: DeliveryQueue<Delivery>, warningsTo owner: RuntimeWarning.Handler
+  ) -> Phase {
     let (phase, isTaken) = state.withLock { state -> (Phase, Bool) in
       guard state.phase == .open else { return (state.phase, false) }
       guard state.proxies[run] == nil else { return (.open, true) }
       state.proxies[run] = deliveries
+      state.ownerOfEndedEffects = owner
       state.highestRun = max(state.highestRun, run)
       return (.open, false)
     }
@@ -323,10 +329,13 @@ final class HostEffects: Sendable {
       // reducer that may be waiting for this worker's reply holds nothing the answer needs.
       send(.answer(token: token, dependencies.answer(revision: revision, key: key, question: bytes)))
     case let .warning(run, message):
-      // Reported in the proxy's task, where a test store's warning handler hears it; here if
-      // no proxy takes it.
-      if state.withLock({ $0.proxies[run] })?.push(.warning(message)) != true {
-        reportWorkerWarning(message, boundary: boundary)
+      // Reported in the proxy's task, where a test store's warning handler hears it; to the
+      // store's handler if no proxy takes it.
+      let (proxy, owner) = state.withLock { ($0.proxies[run], $0.ownerOfEndedEffects) }
+      if proxy?.push(.warning(message)) != true {
+        reportWorkerWarning(
+          message + "\n\nThe effect had ended on the host: actions it sends now are dropped.",
+          boundary: boundary, to: owner)
       }
     case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer:
       break

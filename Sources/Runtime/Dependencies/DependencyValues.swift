@@ -66,6 +66,8 @@ public struct DependencyValues: Sendable {
 
   private var overrides: [ObjectIdentifier: Override] = [:]
   private var defaults = DefaultValues()
+  /// While `update(_:)` runs: the defaults it read, held until it ends.
+  private var heldDefaults: HeldDefaults?
 
   /// Changes on every change to these values (an override set, the context set, fresh
   /// defaults), and is unique in the process: two values with the same revision are copies of
@@ -94,16 +96,43 @@ public struct DependencyValues: Sendable {
       let id = ObjectIdentifier(key)
       if let value = overrides[id]?.value as? Key.Value { return value }
       if let host, let value = host.value(for: key) { return value }
-      return defaults.value(for: id) {
-        // A key this process uses is one a worker may ask it about.
-        CrossingKeys.register(ifCrossing: key)
-        return context == .test ? Key.testValue : Key.liveValue
+      if let heldDefaults {
+        return heldDefaults.value(for: id, of: defaults) { Self.makeDefault(key, context) }
       }
+      return defaults.value(for: id) { Self.makeDefault(key, context) }
     }
     set {
+      heldDefaults?.replace(ObjectIdentifier(key))
       overrides[ObjectIdentifier(key)] = Override(value: newValue, key: key)
       revision = Self.nextRevision()
     }
+  }
+
+  private static func makeDefault<Key: DependencyKey>(
+    _ key: Key.Type, _ context: DependencyContext
+  ) -> Key.Value {
+    // A key this process uses is one a worker may ask it about.
+    CrossingKeys.register(ifCrossing: key)
+    return context == .test ? Key.testValue : Key.liveValue
+  }
+
+  /// Runs `body` on these values as an update: a default it reads only to replace it does not
+  /// count as a use, since assigning through a key path (`$0[keyPath: \.apiClient] = …`, the
+  /// `dependency` modifier) reads the old value first. A default it reads and keeps counts
+  /// when the update ends, warning then if it has no test value.
+  ///
+  /// ```swift
+  /// values.update { $0[keyPath: keyPath] = value }
+  /// ```
+  package mutating func update(_ body: (inout Self) throws -> Void) rethrows {
+    let held = HeldDefaults()
+    let outer = heldDefaults
+    heldDefaults = held
+    defer {
+      heldDefaults = outer
+      held.end()
+    }
+    try body(&self)
   }
 
   /// The same values with fresh defaults, for a new store.
@@ -149,21 +178,6 @@ package protocol HostAnsweredValues: Sendable {
   func value<Key: DependencyKey>(for key: Key.Type) -> Key.Value?
 }
 
-/// The default dependency values made so far, shared by the copies of one store's values.
-private final class DefaultValues: Sendable {
-  private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
-
-  func value<Value: Sendable>(for id: ObjectIdentifier, make: () -> Value) -> Value {
-    if let value = values.withLock({ $0[id] }) as? Value { return value }
-    let value = make()
-    return values.withLock { values in
-      if let winner = values[id] as? Value { return winner }
-      values[id] = value
-      return value
-    }
-  }
-}
-
 /// Runs `operation` with the dependencies changed by `update`.
 ///
 /// ```swift
@@ -174,7 +188,7 @@ public func withDependencies<Result>(
   operation: () throws -> Result
 ) rethrows -> Result {
   var values = DependencyValues.current
-  try update(&values)
+  try values.update(update)
   return try DependencyValues.$current.withValue(values, operation: operation)
 }
 

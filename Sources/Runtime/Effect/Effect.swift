@@ -66,7 +66,7 @@ public struct Effect<Action: Sendable>: Sendable {
       .run(priority: priority) { send in
         let lifetime = EffectLifetime()
         defer { lifetime.end() }
-        let send = send.reportingUse(after: lifetime, of: location)
+        let send = send.reportingUse(after: lifetime, of: location, to: .current)
         await DependencyValues.$current.withValue(dependencies) {
           do {
             try await operation(send)

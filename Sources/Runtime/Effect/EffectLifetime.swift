@@ -12,11 +12,16 @@ final class EffectLifetime: Sendable {
 
 extension Send {
   /// This send, reporting a runtime warning at `location` for each action sent after the
-  /// effect's body returned. The action is still delivered, as TCA delivers it.
-  func reportingUse(after lifetime: EffectLifetime, of location: SourceLocation) -> Send {
+  /// effect's body returned. The action is still delivered, as TCA delivers it. The warning,
+  /// and those raised while the store processes the action, go to `owner`, the handler of
+  /// the effect's own task: a test store hears them whichever task sent the action late.
+  func reportingUse(
+    after lifetime: EffectLifetime, of location: SourceLocation, to owner: RuntimeWarning.Handler
+  ) -> Send {
     Send(
       forward: { [body] action in
-        if lifetime.hasEnded {
+        guard lifetime.hasEnded else { return await body(action) }
+        await owner.install {
           RuntimeWarning.report(
             """
             An "Effect.run" at \(location) sent an action after its body had returned; the \
@@ -29,8 +34,8 @@ extension Send {
             callback). To fix it, await that work inside the "run" closure, so the effect \
             returns only after its last "send".
             """, at: location)
+          await body(action)
         }
-        await body(action)
       }, executor: executor)
   }
 }

@@ -46,18 +46,39 @@ public struct RuntimeWarning: Sendable, Equatable, CustomStringConvertible {
 
   /// Who hears runtime warnings in the current task: standard error, unless a test or a host
   /// installed its own with `withRuntimeWarningHandler(_:operation:)`.
-  @TaskLocal static var handler = Handler { warning in
-    FileHandle.standardError.write(Data("[Bulkhead] warning: \(warning.message)\n".utf8))
-  }
+  @TaskLocal static var handler = Handler.standardError
 
-  /// A handler in a struct: a task-local of closure type, set on a thread outside any task (a
-  /// worker's request thread), crashed release builds made with cross-module optimization.
-  struct Handler: Sendable {
+  /// Who hears runtime warnings. A handler in a struct: a task-local of closure type, set on a
+  /// thread outside any task (a worker's request thread), crashed release builds made with
+  /// cross-module optimization.
+  package struct Handler: Sendable {
     let hear: @Sendable (RuntimeWarning) -> Void
+
+    /// Writes each warning to standard error: where warnings go outside tests.
+    package static let standardError = Handler { warning in
+      FileHandle.standardError.write(Data("[Bulkhead] warning: \(warning.message)\n".utf8))
+    }
+
+    /// The handler of the current task, for work that outlives the task (a `Send` kept past
+    /// its effect, a message that arrives after its effect ended) to report where the task
+    /// would have.
+    package static var current: Handler { RuntimeWarning.handler }
+
+    /// Reports a warning to this handler.
+    package func report(_ message: String, at location: SourceLocation) {
+      hear(RuntimeWarning(message: message, location: location))
+    }
+
+    /// Runs `operation` with this handler hearing its warnings.
+    package func install<Result>(
+      isolation: isolated (any Actor)? = #isolation, operation: () async -> Result
+    ) async -> Result {
+      await RuntimeWarning.$handler.withValue(self, operation: operation)
+    }
   }
 
   package static func report(_ message: String, at location: SourceLocation) {
-    handler.hear(RuntimeWarning(message: message, location: location))
+    handler.report(message, at: location)
   }
 }
 

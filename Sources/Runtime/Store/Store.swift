@@ -56,7 +56,7 @@ public final class Store<State, Action: Sendable> {
   ) {
     let reducer = reducer()
     var dependencies = DependencyValues.current.withFreshDefaults()
-    prepareDependencies(&dependencies)
+    dependencies.update(prepareDependencies)
     self.state = initialState
     self.reducer = reducer.reduce(into:action:)
     self.dependencies = dependencies
