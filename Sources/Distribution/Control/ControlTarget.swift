@@ -61,7 +61,13 @@ struct ControlTarget: Sendable {
       switch error {
       case let .remote(message): throw .usage(message)
       case .deadlineExceeded: throw .usage("the host of \(app) (pid \(run.pid)) did not answer within \(Self.callTimeout): is it stopped?")
-      case .peerDisconnected: throw .usage("the host of \(app) (pid \(run.pid)) closed the control connection: it went down")
+      case .peerDisconnected:
+        guard ProcessState(of: run.pid)?.isAlive == true else {
+          throw .usage("the host of \(app) (pid \(run.pid)) closed the control connection: it went down")
+        }
+        throw .usage(
+          "the host of \(app) (pid \(run.pid)) closed the control connection and is still up: it refused or dropped "
+            + "this connection, and its log \(directory.hostLog(of: app)) says why")
       }
     } catch {
       throw .usage("the call to the host of \(app) (pid \(run.pid)) failed: \(error)")

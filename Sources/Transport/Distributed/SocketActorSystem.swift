@@ -43,6 +43,10 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     /// The thread that calls `serve()`, as `byThread` but on a thread the owner chooses: a
     /// worker's main thread, which a SIGSTOP sent to the process stops first.
     case byServingThread
+    /// A thread that reads many connections as frames arrive (an `ActorListener`'s), which
+    /// takes the reading half with `takeServing()`. The system has no thread of its own: the
+    /// peer's calls run on the global executor.
+    case byPoller
   }
 
   /// How long a call may take before it fails with `RemoteCallError.deadlineExceeded`.
@@ -135,7 +139,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       callerReading = Mutex(ConnectionHalf(connection: connection))
       closeHandler = onClose
       executor.stop()
-    case .byThread, .byServingThread:
+    case .byThread, .byServingThread, .byPoller:
       callerReading = Mutex(nil)
       closeHandler = nil
       // Weak: the reading thread must not keep alive a system that nobody uses.
@@ -148,16 +152,18 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
           onClose(error)
         })
       let reader = ConnectionHalf(connection: connection)
-      if reading == .byThread {
-        executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
-      } else {
-        serving.withLock { $0 = Serving(reader: reader, handlers: handlers) }
+      switch reading {
+      case .byThread: executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
+      case .byPoller: executor.stop()
+      case .byServingThread, .byCaller: break
       }
+      if reading != .byThread { serving.withLock { $0 = Serving(reader: reader, handlers: handlers) } }
     }
   }
 
-  /// What `serve()` reads, for a system read by its serving thread.
-  private struct Serving: Sendable {
+  /// The reading half of a system that no thread of its own reads, and what to do with what
+  /// it reads, for whoever reads it.
+  struct Serving: Sendable {
     let reader: ConnectionHalf
     let handlers: ConnectionThread.Handlers
   }
@@ -168,8 +174,16 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// running the peer's calls, until the connection ends. Returns at once on any other system
   /// or the second time.
   package func serve() {
-    guard let serving = serving.withLock({ serving in defer { serving = nil }; return serving }) else { return }
+    guard reading == .byServingThread, let serving = takeServing() else { return }
     executor.read(serving.reader, idleWait: callTimeout, handlers: serving.handlers)
+  }
+
+  /// The reading half, handed out once, for a system read by its serving thread or a poller.
+  func takeServing() -> Serving? {
+    serving.withLock { serving in
+      defer { serving = nil }
+      return serving
+    }
   }
 
   /// For a system read by its callers: runs once, when a caller finds the connection ended.
