@@ -182,13 +182,14 @@ struct Compose {
   let runtime: URL
   let environment: [String: String]
 
-  init() throws {
+  /// A run directory of its own; `extra` adds to the environment of every command.
+  init(environment extra: [String: String] = [:]) throws {
     runtime = FileManager.default.temporaryDirectory.appendingPathComponent("bulkhead-control-test-\(getpid())-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
     environment = [
       "XDG_RUNTIME_DIR": runtime.path,
       "BULKHEAD_HOST": workerExecutable.deletingLastPathComponent().appendingPathComponent("parent-host").path,
-    ]
+    ].merging(extra) { $1 }
   }
 
   struct Result: CustomStringConvertible {
@@ -208,6 +209,11 @@ struct Compose {
   }
 
   func runFile(_ app: String) -> String { "\(runtime.path)/bulkhead-\(getuid())/\(app).run" }
+
+  /// What the detached host of `app` has written so far (`APP.log`).
+  func hostLog(_ app: String) -> String {
+    (try? String(contentsOfFile: "\(runtime.path)/bulkhead-\(getuid())/\(app).log", encoding: .utf8)) ?? ""
+  }
 
   /// Writes a placement file into the run directory's parent and returns its path.
   func placement(_ text: String) throws -> String {

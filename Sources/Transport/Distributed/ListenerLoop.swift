@@ -62,17 +62,32 @@ final class ListenerLoop: @unchecked Sendable {
         continue
       }
       if descriptors[0].revents != 0 { _ = bulkhead_wakeup_clear(wakeup) }
+      // Connections first: those that ended leave room for the ones waiting to be accepted.
+      read(descriptors.dropFirst(2))
       if descriptors[1].revents != 0 { acceptWaiting() }
-      let arrived = ContinuousClock.now
-      for ready in descriptors.dropFirst(2) where ready.revents != 0 {
-        guard let connection = connections[ready.fd],
-          case let .ended(error) = connection.readAvailable(at: arrived)
-        else { continue }
-        if let error { report(.dropped(peer: connection.peer, error: error)) }
-        connection.end(error)
-        connections[ready.fd] = nil
-      }
     }
+  }
+
+  /// Reads the connections that `poll` found ready in `descriptors`, and ends those that
+  /// ended.
+  private func read(_ descriptors: ArraySlice<pollfd>) {
+    let arrived = ContinuousClock.now
+    for ready in descriptors where ready.revents != 0 {
+      guard let connection = connections[ready.fd],
+        case let .ended(error) = connection.readAvailable(at: arrived)
+      else { continue }
+      if let error { report(.dropped(peer: connection.peer, error: error)) }
+      connection.end(error)
+      connections[ready.fd] = nil
+    }
+  }
+
+  /// Reads whatever the connections hold, without waiting: at the limit, a connection whose
+  /// client has just closed it must make room before the next one is refused.
+  private func readWithoutWaiting() {
+    var descriptors = connections.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    guard poll(&descriptors, nfds_t(descriptors.count), 0) > 0 else { return }
+    read(descriptors[...])
   }
 
   /// The first instant something is due: a connection's request or one of its calls, or the
@@ -121,6 +136,7 @@ final class ListenerLoop: @unchecked Sendable {
   /// Serves `socket`, or refuses it: a peer of another user, or one connection too many.
   private func serve(_ socket: UnixSocket) {
     let peer = try? socket.peerCredentials()
+    if connections.count >= limits.maximumConnections { readWithoutWaiting() }
     let refusal =
       if peer?.uid != getuid() {
         peer.map { "it runs as user \($0.uid); only this process's user (\(getuid())) may connect" }
