@@ -38,8 +38,15 @@ package final class ActorListener: Sendable {
       self.largestRequest = largestRequest
     }
 
-    /// Five seconds per request, 1,024 connections at once.
-    package static let standard = Limits(readDeadline: .seconds(5), maximumConnections: 1_024)
+    /// Five seconds per request; 1,024 connections at once, or half the descriptors this
+    /// process may open if that is fewer, so that a client past the limit is refused with a
+    /// reason rather than left waiting for a descriptor, and the rest stay for the workers.
+    package static var standard: Limits {
+      var descriptors = rlimit()
+      getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
+      // No limit (all ones) halves to more than 1,024 all the same.
+      return Limits(readDeadline: .seconds(5), maximumConnections: min(1_024, Int(clamping: descriptors.rlim_cur / 2)))
+    }
   }
 
   package let path: String

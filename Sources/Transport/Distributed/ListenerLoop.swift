@@ -58,7 +58,10 @@ final class ListenerLoop: @unchecked Sendable {
       descriptors += connections.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
       let wait = nextDue(accepting: accepting).map { max(.zero, now.duration(to: $0)).roundedUpMilliseconds } ?? -1
       if poll(&descriptors, nfds_t(descriptors.count), wait) < 0 {
-        guard errno == EINTR || errno == ENOMEM else { return }
+        let error = errno
+        guard error == EINTR || error == ENOMEM else { return }
+        // Out of memory for the moment: try again shortly rather than spin.
+        if error == ENOMEM { usleep(UInt32(Self.acceptPause.wholeMilliseconds) * 1_000) }
         continue
       }
       if descriptors[0].revents != 0 { _ = bulkhead_wakeup_clear(wakeup) }
