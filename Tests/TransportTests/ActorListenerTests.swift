@@ -22,6 +22,15 @@ import TransportTestSupport
     }
   }
 
+  @Test func callsRunOnTheListenersThreadAsTheyAreRead() async throws {
+    let served = try Served(limits: .standard)
+    defer { served.stop() }
+    let client = try served.client()
+    defer { client.system.close() }
+    // In no task: run by the thread that read it, not queued for the cooperative pool.
+    #expect(try await client.calculator.runsInTask() == false)
+  }
+
   @Test func aClientThatSendsHalfAHeaderOrNothingIsClosedAtTheDeadlineAndReported() async throws {
     let deadline = Duration.milliseconds(200)
     let events = ListenerEvents()
@@ -103,10 +112,11 @@ private struct Served {
     }
   }
 
-  /// A connection with a reading thread of its own: a client read by its callers would block
-  /// a thread of the cooperative pool, on which the listener's calls run.
+  /// A connection read by its callers: a client that costs this process no thread, and
+  /// holds a thread of the cooperative pool while it waits, which the listener does not need.
   func client() throws -> (system: SocketActorSystem, calculator: Calculator) {
-    let system = SocketActorSystem(connection: FramedConnection(try UnixSocket.connect(to: listener.path)))
+    let system = SocketActorSystem(
+      connection: FramedConnection(try UnixSocket.connect(to: listener.path)), reading: .byCaller)
     return (system, try Calculator.resolve(id: Calculator.id, using: system))
   }
 

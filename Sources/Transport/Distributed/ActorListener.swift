@@ -10,7 +10,7 @@ import Synchronization
 /// places the actors it offers; connections from other users are refused.
 ///
 /// One thread serves every connection (`ListenerLoop`): it accepts them, reads each one's
-/// requests as they arrive and starts the calls, which run on the global executor. A
+/// requests as they arrive and runs the calls, which should not block it for long. A
 /// connection costs a descriptor and a few kilobytes, not a thread, and `limits` bound what
 /// clients can hold: a connection that sends half a request, or nothing, is closed at the
 /// read deadline. What the listener refuses or closes on its own, it reports to `onEvent`.

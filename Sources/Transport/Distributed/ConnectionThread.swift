@@ -81,6 +81,22 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     jobs.stop()
   }
 
+  /// For a thread that reads many connections and runs this executor's jobs between them
+  /// (`ListenerLoop`): makes the calling thread the one that runs them.
+  func runJobsOnThisThread() {
+    jobs.readOnThisThread()
+  }
+
+  /// Readable when a job was queued from another thread: for the `poll` of that thread.
+  var wakeup: Int32 { jobs.wakeup }
+
+  /// Clears the wake-up, then runs the jobs queued: one queued after the clear wakes the next
+  /// `poll`, and one queued by a job runs before this returns.
+  func runJobs() {
+    _ = bulkhead_wakeup_clear(jobs.wakeup)
+    runQueuedJobs()
+  }
+
   /// Whether the caller runs on this thread.
   package var isCurrent: Bool { jobs.isReaderThread }
 

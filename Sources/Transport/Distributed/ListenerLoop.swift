@@ -5,7 +5,9 @@ import CSystem
 
 /// The serving thread of an `ActorListener`: one `poll` over the listening socket and every
 /// connection. It accepts, hands each connection's whole frames to its system as they arrive,
-/// and closes the connections that break the listener's limits.
+/// runs the calls they bring (it is the executor of every system it reads, so a call does not
+/// wait for a thread of the cooperative pool, which the host's own work may hold), and closes
+/// the connections that break the listener's limits.
 final class ListenerLoop: @unchecked Sendable {
   // Safe: `ActorListener.init` makes it and hands it to the serving thread, which alone uses
   // it from then on.
@@ -15,6 +17,8 @@ final class ListenerLoop: @unchecked Sendable {
   private let wakeup: Int32
   private let host: @Sendable (SocketActorSystem) -> Void
   private let report: @Sendable (ListenerEvent) -> Void
+  /// Runs the jobs of every system served, on this thread, between reads.
+  private let executor = ConnectionThread()
   /// The connections being served, by descriptor.
   private var connections: [Int32: PolledConnection] = [:]
   /// When accepting may be tried again after it failed; nil while it works.
@@ -42,17 +46,23 @@ final class ListenerLoop: @unchecked Sendable {
   /// Serves until `isStopped()`, then ends every connection and closes the listener, which
   /// removes its socket file.
   func run(until isStopped: () -> Bool) {
+    executor.runJobsOnThisThread()
     defer {
       for connection in connections.values { connection.end(nil) }
       connections = [:]
+      // What is still queued, or comes later, goes to the global executor.
+      executor.stop()
       listener.close()
     }
     while !isStopped() {
+      // The calls the last reads started, and the answers they wait for.
+      executor.runJobs()
       let now = ContinuousClock.now
       closeLate(at: now)
       let accepting = acceptResumes.map { $0 <= now } ?? true
       var descriptors = [
         pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: executor.wakeup, events: Int16(POLLIN), revents: 0),
         pollfd(fd: accepting ? listener.descriptor : -1, events: Int16(POLLIN), revents: 0),
       ]
       descriptors += connections.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -66,8 +76,8 @@ final class ListenerLoop: @unchecked Sendable {
       }
       if descriptors[0].revents != 0 { _ = bulkhead_wakeup_clear(wakeup) }
       // Connections first: those that ended leave room for the ones waiting to be accepted.
-      read(descriptors.dropFirst(2))
-      if descriptors[1].revents != 0 { acceptWaiting() }
+      read(descriptors.dropFirst(3))
+      if descriptors[2].revents != 0 { acceptWaiting() }
     }
   }
 
@@ -158,7 +168,7 @@ final class ListenerLoop: @unchecked Sendable {
     let descriptor = socket.descriptor
     let system = SocketActorSystem(
       connection: FramedConnection(socket, maximumPayload: limits.largestRequest, bufferCapacity: Self.bufferCapacity),
-      reading: .byPoller)
+      reading: .byPoller, sharing: executor)
     host(system)
     guard let serving = system.takeServing() else { return system.close() }
     connections[descriptor] = PolledConnection(

@@ -45,7 +45,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     case byServingThread
     /// A thread that reads many connections as frames arrive (an `ActorListener`'s), which
     /// takes the reading half with `takeServing()`. The system has no thread of its own: the
-    /// peer's calls run on the global executor.
+    /// peer's calls run on the poller's thread when it shares its executor, else on the
+    /// global executor.
     case byPoller
   }
 
@@ -118,8 +119,18 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// A system talking over `connection`, which must already be authenticated. Read by a
   /// thread of its own (`.byThread`) until the peer closes it, or by its callers.
   /// `onClose` runs once when the connection ends, with the error that ended it, if any.
-  package init(
+  package convenience init(
     connection: FramedConnection, callTimeout: Duration = .seconds(10), reading: Reading = .byThread,
+    onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
+  ) {
+    self.init(connection: connection, callTimeout: callTimeout, reading: reading, sharing: nil, onClose: onClose)
+  }
+
+  /// As `init(connection:callTimeout:reading:onClose:)`; a system read by a poller whose
+  /// thread runs the jobs of every system it reads shares that thread's executor, `shared`.
+  /// Without one, a poller's system hands its jobs to the global executor.
+  init(
+    connection: FramedConnection, callTimeout: Duration = .seconds(10), reading: Reading, sharing shared: ConnectionThread?,
     onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
   ) {
     self.callTimeout = callTimeout
@@ -127,7 +138,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     writer = Mutex(Writer(half: ConnectionHalf(connection: FramedConnection(connection.socket))))
     shutdown = connection.socket.shutdownHandle
     state = Mutex(State())
-    executor = ConnectionThread()
+    executor = shared ?? ConnectionThread()
     switch reading {
     case .byCaller:
       // The kernel bounds each read of a reply; a connection given a timeout already keeps it.
@@ -152,12 +163,12 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
           onClose(error)
         })
       let reader = ConnectionHalf(connection: connection)
-      switch reading {
-      case .byThread: executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
-      case .byPoller: executor.stop()
-      case .byServingThread, .byCaller: break
+      if reading == .byThread {
+        executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
+      } else {
+        if reading == .byPoller && shared == nil { executor.stop() }
+        serving.withLock { $0 = Serving(reader: reader, handlers: handlers) }
       }
-      if reading != .byThread { serving.withLock { $0 = Serving(reader: reader, handlers: handlers) } }
     }
   }
 
