@@ -1,5 +1,6 @@
 @testable import BulkheadDistribution
 import Testing
+import Transport
 
 /// The control command line, `--control APP VERB ...`, that compose.sh's control commands run.
 @Suite struct ControlRequestTests {
@@ -16,6 +17,19 @@ import Testing
     #expect(try parse("logs", "-f") == .logs(boundary: nil, follow: true))
     #expect(try parse("logs", "-f", "timers") == .logs(boundary: "timers", follow: true))
     #expect(try ControlRequest(parsing: ["--app", "timers"], program: "host") == nil)
+  }
+
+  @Test func theControlSocketsReadDeadlineComesFromTheEnvironment() throws {
+    #expect(try ActorListener.Limits.control(environment: [:]) == .standard)
+    let set = try ActorListener.Limits.control(environment: ["BULKHEAD_CONTROL_DEADLINE_MS": "250"])
+    #expect(set.readDeadline == .milliseconds(250) && set.maximumConnections == ActorListener.Limits.standard.maximumConnections)
+    for wrong in ["0", "-5", "3600001", "1.5", ""] {
+      #expect {
+        try ActorListener.Limits.control(environment: ["BULKHEAD_CONTROL_DEADLINE_MS": wrong])
+      } throws: { error in
+        "\(error)".contains("BULKHEAD_CONTROL_DEADLINE_MS must be a whole number of milliseconds from 1 to 3600000; got \"\(wrong)\"")
+      }
+    }
   }
 
   @Test func theHostRunsAnAppDetachedWithUp() throws {

@@ -164,6 +164,31 @@ import Transport
     #expect(try compose("down", "timers").status == 0)
   }
 
+  /// The host closes a connection that sends no request within its read deadline; `top`, which
+  /// waits a second between requests, makes it again and goes on.
+  @Test func topGoesOnWhenTheHostClosesItsConnectionBetweenRefreshes() throws {
+    let tmux = try #require(
+      ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) },
+      "top is tested in a real terminal through tmux, which is not installed: apt-get install tmux")
+    let compose = try Compose(environment: [ActorListener.Limits.deadlineVariable: "300"])
+    defer { compose.cleanUp() }
+    #expect(try compose("up", "timers").status == 0)
+    let terminal = Terminal(tmux: tmux, socket: compose.runtime.appendingPathComponent("tmux").path)
+    try terminal.start(environment: compose.environment)
+    defer { terminal.stop() }
+    try terminal.type("bash \(Compose.script.path) top timers", "Enter")
+    var count = try #require(Self.actions(on: try terminal.waitForScreen { Self.actions(on: $0) != nil }))
+    // Each refresh after the first comes over a connection made again.
+    for _ in 0..<2 {
+      let later = try terminal.waitForScreen { (Self.actions(on: $0) ?? 0) > count }
+      count = try #require(Self.actions(on: later))
+    }
+    #expect(compose.hostLog("timers").contains("its request did not come whole within 0.3 seconds (it sent nothing)"))
+    try terminal.type("q")
+    _ = try terminal.waitForScreen { !$0.contains("ACTIONS/S") }
+    #expect(try compose("down", "timers").status == 0)
+  }
+
   /// The ACTIONS column of the `timers` row of a `top` screen.
   private static func actions(on screen: String) -> Int? {
     // The boundary's row leaves the process columns empty: ACTIONS is its second word.
@@ -182,13 +207,14 @@ struct Compose {
   let runtime: URL
   let environment: [String: String]
 
-  init() throws {
+  /// A run directory of its own; `extra` adds to the environment of every command.
+  init(environment extra: [String: String] = [:]) throws {
     runtime = FileManager.default.temporaryDirectory.appendingPathComponent("bulkhead-control-test-\(getpid())-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
     environment = [
       "XDG_RUNTIME_DIR": runtime.path,
       "BULKHEAD_HOST": workerExecutable.deletingLastPathComponent().appendingPathComponent("parent-host").path,
-    ]
+    ].merging(extra) { $1 }
   }
 
   struct Result: CustomStringConvertible {
@@ -208,6 +234,11 @@ struct Compose {
   }
 
   func runFile(_ app: String) -> String { "\(runtime.path)/bulkhead-\(getuid())/\(app).run" }
+
+  /// What the detached host of `app` has written so far (`APP.log`).
+  func hostLog(_ app: String) -> String {
+    (try? String(contentsOfFile: "\(runtime.path)/bulkhead-\(getuid())/\(app).log", encoding: .utf8)) ?? ""
+  }
 
   /// Writes a placement file into the run directory's parent and returns its path.
   func placement(_ text: String) throws -> String {

@@ -22,6 +22,8 @@ enum ControlCommand {
         try UpLauncher(app: request.app, hostOptions: options).launch(terminal: terminal)
       case let .logs(boundary, follow):
         try await LogsCommand(app: request.app, boundary: boundary, follow: follow).run(terminal: terminal)
+      case .top:
+        try await TopView(target: try ControlTarget(app: request.app)).run()
       default:
         try await control(request, terminal: terminal)
       }
@@ -40,8 +42,6 @@ enum ControlCommand {
     case .ps:
       let snapshot = try await target.calling { try await control.snapshot() }
       for line in ProcessTable(app: request.app, run: target.run, snapshot: snapshot).lines { terminal.say(line) }
-    case .top:
-      try await TopView(target: target, control: control).run()
     case let .signal(signal, boundary, index):
       try await target.calling { try await control.send(signal, boundary: boundary, index: index) }
       terminal.say("\(request.app): sent SIG\(String(describing: signal).uppercased()) to worker \(index) of \(boundary)")
@@ -53,7 +53,7 @@ enum ControlCommand {
           : "\(request.app): every reply of \(boundary) is held \(milliseconds) ms")
     case .down:
       try await down(target, control, terminal: terminal)
-    case .up, .logs:
+    case .up, .logs, .top:
       break
     }
   }

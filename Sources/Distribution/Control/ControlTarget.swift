@@ -41,30 +41,50 @@ struct ControlTarget: Sendable {
   }
 
   /// A connection to the control endpoint, and the endpoint.
-  func connect() throws -> (system: SocketActorSystem, control: CompositionControl) {
+  func connect() throws(DistributionError) -> (system: SocketActorSystem, control: CompositionControl) {
     let socket: UnixSocket
     do {
       socket = try UnixSocket.connect(to: run.controlSocket)
     } catch {
-      throw DistributionError.usage("cannot reach the host of \(app) (pid \(run.pid)) at \(run.controlSocket): \(error)")
+      throw .usage("cannot reach the host of \(app) (pid \(run.pid)) at \(run.controlSocket): \(error)")
     }
     let system = SocketActorSystem(connection: FramedConnection(socket), callTimeout: Self.callTimeout)
-    return (system, try CompositionControl.resolve(id: CompositionControl.id, using: system))
+    do {
+      return (system, try CompositionControl.resolve(id: CompositionControl.id, using: system))
+    } catch {
+      system.close()
+      throw .usage("cannot reach the control endpoint of \(app) (pid \(run.pid)): \(error)")
+    }
   }
+
+  /// Whether the host's process is still there: when it closes a connection, it went down,
+  /// or it refused or dropped that one connection.
+  var isHostUp: Bool { ProcessState(of: run.pid)?.isAlive == true }
 
   /// Runs `call`, and turns what the actor system throws into a sentence about this
   /// composition.
   func calling<Result: Sendable>(_ call: @Sendable () async throws -> Result) async throws(DistributionError) -> Result {
     do {
       return try await call()
-    } catch let error as RemoteCallError {
-      switch error {
-      case let .remote(message): throw .usage(message)
-      case .deadlineExceeded: throw .usage("the host of \(app) (pid \(run.pid)) did not answer within \(Self.callTimeout): is it stopped?")
-      case .peerDisconnected: throw .usage("the host of \(app) (pid \(run.pid)) closed the control connection: it went down")
-      }
     } catch {
-      throw .usage("the call to the host of \(app) (pid \(run.pid)) failed: \(error)")
+      throw describing(error)
+    }
+  }
+
+  /// What a call's `error` means, as a sentence about this composition.
+  func describing(_ error: any Error) -> DistributionError {
+    guard let error = error as? RemoteCallError else {
+      return .usage("the call to the host of \(app) (pid \(run.pid)) failed: \(error)")
+    }
+    switch error {
+    case let .remote(message): return .usage(message)
+    case .deadlineExceeded:
+      return .usage("the host of \(app) (pid \(run.pid)) did not answer within \(Self.callTimeout): is it stopped?")
+    case .peerDisconnected:
+      guard isHostUp else { return .usage("the host of \(app) (pid \(run.pid)) closed the control connection: it went down") }
+      return .usage(
+        "the host of \(app) (pid \(run.pid)) closed the control connection and is still up: it refused or dropped "
+          + "this connection, and its log \(directory.hostLog(of: app)) says why")
     }
   }
 }

@@ -1,5 +1,6 @@
 import Bulkhead
 import Foundation
+internal import Transport
 
 /// The host of an app as `up` starts it (`--app APP --up`): it runs the app's script and then
 /// holds, like `--hold`, with its control socket open, and leaves a run file naming that
@@ -35,7 +36,9 @@ struct DetachedHost {
       boundaryLog: BoundaryLog(path: directory.boundaryLog(of: app.name)),
       whenStopped: { RunFile.remove(at: runPath, ifWrittenBy: pid) })
     do {
-      let socket = try session.composition.startControl { [session] in
+      let socket = try session.composition.startControl(
+        limits: try .control(), onEvent: { terminal.say("host: control socket: \($0)") }
+      ) { [session] in
         session.end(saying: "host: down, stopping the workers", status: 0)
       }
       try RunFile(pid: pid, controlSocket: socket, placement: placement.file).publish(at: runPath)

@@ -7,12 +7,14 @@ internal import Transport
 /// CPU and memory. `q` or Ctrl-C quits and gives the terminal back as it was.
 ///
 /// ```swift
-/// try await TopView(target: target, control: control).run()
+/// try await TopView(target: try ControlTarget(app: "timers")).run()
 /// ```
 @MainActor
 struct TopView {
   let target: ControlTarget
-  let control: CompositionControl
+
+  /// A connection to the control endpoint, and the endpoint.
+  private typealias Connection = (system: SocketActorSystem, control: CompositionControl)
 
   /// What one refresh saw, to work out rates against the next.
   private struct Sample {
@@ -38,10 +40,12 @@ struct TopView {
       for source in signals { source.cancel() }
       screen.restore()
     }
+    var connection = try target.connect()
+    defer { connection.system.close() }
     var previous: Sample?
     var input = screen.input
     while true {
-      let snapshot = try await target.calling { try await control.snapshot() }
+      let snapshot = try await snapshot(over: &connection)
       let pids = [snapshot.hostPID] + snapshot.boundaries.flatMap { $0.workers.compactMap(\.pid) }
       let sample = Sample(
         snapshot: snapshot, time: .now,
@@ -50,6 +54,22 @@ struct TopView {
       previous = sample
       if input.waitForQuit(until: sample.time + .seconds(1)) { return }
     }
+  }
+
+  /// The next snapshot. The host closes a connection that sends no request within its read
+  /// deadline (`top` stopped, the machine asleep): one it closed while still up is made again,
+  /// once.
+  private func snapshot(over connection: inout Connection) async throws(DistributionError) -> Wire.ControlSnapshot {
+    let control = connection.control
+    do {
+      return try await control.snapshot()
+    } catch RemoteCallError.peerDisconnected where target.isHostUp {
+      connection.system.close()
+    } catch {
+      throw target.describing(error)
+    }
+    connection = try target.connect()
+    return try await target.calling { [control = connection.control] in try await control.snapshot() }
   }
 
   private func frame(_ sample: Sample, since previous: Sample?) -> [String] {

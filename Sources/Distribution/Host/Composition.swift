@@ -157,9 +157,13 @@ public final class Composition: Sendable {
 
   /// Starts the composition's control endpoint (`CompositionControl`) on a socket in its
   /// directory, which only processes of the same user may reach, and returns the socket's path.
-  /// Started once; later calls return the same path. `onDown` runs when a client asks the
-  /// composition to go down (`./compose.sh down`).
-  func startControl(onDown: @escaping @Sendable () -> Void = {}) throws -> String {
+  /// Started once; later calls return the same path. One thread serves every connection,
+  /// within `limits`; what it refuses or closes on its own goes to `onEvent`. `onDown` runs
+  /// when a client asks the composition to go down (`./compose.sh down`).
+  func startControl(
+    limits: ActorListener.Limits = .standard, onEvent: @escaping @Sendable (ListenerEvent) -> Void = { _ in },
+    onDown: @escaping @Sendable () -> Void = {}
+  ) throws -> String {
     guard let directory else {
       throw DistributionError.usage("a composition with nothing placed has no workers to control")
     }
@@ -167,7 +171,7 @@ public final class Composition: Sendable {
       if let control { return control.path }
       let composition = WeakBox<Composition>()
       composition.value = self
-      let listener = try ActorListener(path: directory.path(for: "control")) { system in
+      let listener = try ActorListener(path: directory.path(for: "control"), limits: limits, onEvent: onEvent) { system in
         _ = system.hosting(CompositionControl.id) { CompositionControl(composition: composition, onDown: onDown, actorSystem: $0) }
       }
       control = listener

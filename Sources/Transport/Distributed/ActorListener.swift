@@ -1,3 +1,5 @@
+import CSystem
+import Dispatch
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -5,7 +7,13 @@ import Synchronization
 
 /// Offers distributed actors to other processes of this user on a socket path: each connection
 /// from a process of the same user gets a `SocketActorSystem` of its own, on which `host`
-/// places the actors it offers; connections from other users are closed at once.
+/// places the actors it offers; connections from other users are refused.
+///
+/// One thread serves every connection (`ListenerLoop`): it accepts them, reads each one's
+/// requests as they arrive and runs the calls, which should not block it for long. A
+/// connection costs a descriptor and a few kilobytes, not a thread, and `limits` bound what
+/// clients can hold: a connection that sends half a request, or nothing, is closed at the
+/// read deadline. What the listener refuses or closes on its own, it reports to `onEvent`.
 ///
 /// ```swift
 /// let listener = try ActorListener(path: directory.path(for: "control")) { system in
@@ -13,74 +21,77 @@ import Synchronization
 /// }
 /// ```
 package final class ActorListener: Sendable {
-  package let path: String
-  private let state = Mutex(State())
+  /// What the listener allows its clients.
+  package struct Limits: Sendable, Equatable {
+    /// How long a connection may take to send each request whole, from when it connected or
+    /// its previous request came; past it, the connection is closed. It also bounds how long
+    /// a reply may wait for a client that reads nothing.
+    package var readDeadline: Duration
+    /// How many connections are served at once; one more is refused as it is accepted.
+    package var maximumConnections: Int
+    /// The largest request, in bytes: the actors a listener offers take small arguments.
+    package var largestRequest: Int
 
-  private struct State {
-    var isStopped = false
-    var systems: [ObjectIdentifier: SocketActorSystem] = [:]
+    package init(readDeadline: Duration, maximumConnections: Int, largestRequest: Int = 64 << 10) {
+      self.readDeadline = readDeadline
+      self.maximumConnections = maximumConnections
+      self.largestRequest = largestRequest
+    }
+
+    /// Five seconds per request; 1,024 connections at once, or half the descriptors this
+    /// process may open if that is fewer, so that a client past the limit is refused with a
+    /// reason rather than left waiting for a descriptor, and the rest stay for the workers.
+    package static var standard: Limits {
+      var descriptors = rlimit()
+      getrlimit(Int32(RLIMIT_NOFILE.rawValue), &descriptors)
+      // No limit (all ones) halves to more than 1,024 all the same.
+      return Limits(readDeadline: .seconds(5), maximumConnections: min(1_024, Int(clamping: descriptors.rlim_cur / 2)))
+    }
   }
 
-  /// How long the accepting thread waits at a time, and so how soon it sees `stop()`.
-  private static let acceptWait: Int32 = 100
+  package let path: String
+  /// Set by `stop()`; the serving thread ends when it sees it.
+  private let isStopped = Atomic<Bool>(false)
+  /// Wakes the serving thread for `stop()`.
+  private let wakeup: Int32
+  /// Left when the serving thread has closed every connection and the socket.
+  private let served = DispatchGroup()
+  private let servingThread = Atomic<UInt>(0)
 
-  package init(path: String, host: @escaping @Sendable (SocketActorSystem) -> Void) throws(TransportError) {
-    let listener = ListenerBox(listener: try UnixListener(path: path))
-    self.path = listener.listener.path
+  /// Listens on `path` and serves its connections on a thread of its own until `stop()`.
+  package init(
+    path: String, limits: Limits = .standard, onEvent: @escaping @Sendable (ListenerEvent) -> Void = { _ in },
+    host: @escaping @Sendable (SocketActorSystem) -> Void
+  ) throws(TransportError) {
+    let wakeup = bulkhead_wakeup_create()
+    guard wakeup >= 0 else { throw .system("eventfd", "the listener at \(path)") }
+    let listener: UnixListener
+    do {
+      listener = try UnixListener(path: path)
+    } catch {
+      close(wakeup)
+      throw error
+    }
+    self.path = listener.path
+    self.wakeup = wakeup
+    let loop = ListenerLoop(listener: listener, limits: limits, wakeup: wakeup, host: host, report: onEvent)
+    served.enter()
     // The thread holds the listener until `stop()` ends it.
     DetachedThread.run { [self] in
-      defer { listener.listener.close() }
-      while !state.withLock({ $0.isStopped }) {
-        let socket: UnixSocket
-        switch Result(catching: { () throws(TransportError) in try listener.listener.accept(timeout: Self.acceptWait) }) {
-        case let .success(accepted): socket = accepted
-        case .failure(.timedOut): continue
-        case .failure: return
-        }
-        guard (try? socket.peerCredentials())?.uid == getuid() else {
-          socket.close()
-          continue
-        }
-        // A connection that ends is forgotten, so that its descriptor is closed at once.
-        let name = SystemName()
-        let system = SocketActorSystem(connection: FramedConnection(socket)) { [weak self] _ in
-          self?.forget(name.id.withLock { $0 })
-        }
-        name.id.withLock { $0 = ObjectIdentifier(system) }
-        host(system)
-        let isStopped = state.withLock { state in
-          if !state.isStopped { state.systems[ObjectIdentifier(system)] = system }
-          return state.isStopped
-        }
-        if isStopped { system.close() }
-      }
+      servingThread.store(UInt(pthread_self()), ordering: .relaxed)
+      loop.run { isStopped.load(ordering: .acquiring) }
+      served.leave()
     }
   }
 
-  private func forget(_ system: ObjectIdentifier?) {
-    guard let system else { return }
-    _ = state.withLock { $0.systems.removeValue(forKey: system) }
-  }
+  deinit { close(wakeup) }
 
-  /// Stops accepting, ends every connection, and removes the socket file.
+  /// Stops accepting, ends every connection, and removes the socket file; returns once they
+  /// are gone (at once when called from the serving thread, which does it next).
   package func stop() {
-    let systems = state.withLock { state in
-      state.isStopped = true
-      defer { state.systems = [:] }
-      return Array(state.systems.values)
-    }
-    for system in systems { system.close() }
+    isStopped.store(true, ordering: .releasing)
+    _ = bulkhead_wakeup_signal(wakeup)
+    guard servingThread.load(ordering: .relaxed) != UInt(pthread_self()) else { return }
+    served.wait()
   }
-}
-
-/// The identity of a system, known once the system exists, for the handler it was made with.
-private final class SystemName: Sendable {
-  let id = Mutex<ObjectIdentifier?>(nil)
-}
-
-/// The listener, handed to the accepting thread, which alone uses and closes it.
-private final class ListenerBox: @unchecked Sendable {
-  // Safe: after `ActorListener.init` hands it over, only the accepting thread touches it.
-  let listener: UnixListener
-  init(listener: UnixListener) { self.listener = listener }
 }

@@ -37,6 +37,26 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     let expire: @Sendable (ContinuousClock.Instant) -> Void
     /// Runs once, when the connection has ended: with the error that ended it, if any.
     let end: @Sendable (TransportError?) -> Void
+
+    /// What came of handling the next frame.
+    enum Outcome {
+      case handled
+      /// The connection ended: the peer closed it between frames (nil), or with this error.
+      case ended(TransportError?)
+    }
+
+    /// Receives the next frame of `connection`, which may wait for it, and handles it.
+    func handleNext(of connection: FramedConnection) -> Outcome {
+      do throws(TransportError) {
+        guard let frame = try connection.receive() else { return .ended(nil) }
+        guard self.frame(frame) else {
+          return .ended(.malformed("the peer sent a message that is not part of the protocol"))
+        }
+        return .handled
+      } catch {
+        return .ended(error)
+      }
+    }
   }
 
   init() {
@@ -61,6 +81,22 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     jobs.stop()
   }
 
+  /// For a thread that reads many connections and runs this executor's jobs between them
+  /// (`ListenerLoop`): makes the calling thread the one that runs them.
+  func runJobsOnThisThread() {
+    jobs.readOnThisThread()
+  }
+
+  /// Readable when a job was queued from another thread: for the `poll` of that thread.
+  var wakeup: Int32 { jobs.wakeup }
+
+  /// Clears the wake-up, then runs the jobs queued: one queued after the clear wakes the next
+  /// `poll`, and one queued by a job runs before this returns.
+  func runJobs() {
+    _ = bulkhead_wakeup_clear(jobs.wakeup)
+    runQueuedJobs()
+  }
+
   /// Whether the caller runs on this thread.
   package var isCurrent: Bool { jobs.isReaderThread }
 
@@ -79,17 +115,9 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     let connection = reader.connection
     /// Handles the next frame; false when the connection ended or must end.
     func handleNext() -> Bool {
-      do throws(TransportError) {
-        guard let frame = try connection.receive() else { return false }
-        guard handlers.frame(frame) else {
-          ending = .malformed("the peer sent a message that is not part of the protocol")
-          return false
-        }
-        return true
-      } catch {
-        ending = error
-        return false
-      }
+      guard case let .ended(error) = handlers.handleNext(of: connection) else { return true }
+      ending = error
+      return false
     }
     while true {
       runQueuedJobs()
@@ -112,7 +140,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
           _ = bulkhead_wakeup_clear(jobs.wakeup)
           return 0
         }
-        return poll(&descriptors, 2, Self.milliseconds(wait))
+        return poll(&descriptors, 2, wait.roundedUpMilliseconds)
       }
       guard ready >= 0 || errno == EINTR else { return }
       if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
@@ -140,11 +168,12 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     handlers.end(error)
     jobs.stop()
   }
+}
 
+extension Duration {
   /// A wait in whole milliseconds for `poll`, rounded up so that it never ends early.
-  private static func milliseconds(_ duration: Duration) -> Int32 {
-    let (seconds, attoseconds) = duration.components
-    let milliseconds = seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    return Int32(clamping: milliseconds)
+  var roundedUpMilliseconds: Int32 {
+    let (seconds, attoseconds) = components
+    return Int32(clamping: seconds * 1_000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
   }
 }

@@ -43,6 +43,11 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     /// The thread that calls `serve()`, as `byThread` but on a thread the owner chooses: a
     /// worker's main thread, which a SIGSTOP sent to the process stops first.
     case byServingThread
+    /// A thread that reads many connections as frames arrive (an `ActorListener`'s), which
+    /// takes the reading half with `takeServing()`. The system has no thread of its own: the
+    /// peer's calls run on the poller's thread when it shares its executor, else on the
+    /// global executor.
+    case byPoller
   }
 
   /// How long a call may take before it fails with `RemoteCallError.deadlineExceeded`.
@@ -122,8 +127,18 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// A system talking over `connection`, which must already be authenticated. Read by a
   /// thread of its own (`.byThread`) until the peer closes it, or by its callers.
   /// `onClose` runs once when the connection ends, with the error that ended it, if any.
-  package init(
+  package convenience init(
     connection: FramedConnection, callTimeout: Duration = .seconds(10), reading: Reading = .byThread,
+    onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
+  ) {
+    self.init(connection: connection, callTimeout: callTimeout, reading: reading, sharing: nil, onClose: onClose)
+  }
+
+  /// As `init(connection:callTimeout:reading:onClose:)`; a system read by a poller whose
+  /// thread runs the jobs of every system it reads shares that thread's executor, `shared`.
+  /// Without one, a poller's system hands its jobs to the global executor.
+  init(
+    connection: FramedConnection, callTimeout: Duration = .seconds(10), reading: Reading, sharing shared: ConnectionThread?,
     onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
   ) {
     self.callTimeout = callTimeout
@@ -131,7 +146,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     writer = Mutex(Writer(half: ConnectionHalf(connection: FramedConnection(connection.socket))))
     shutdown = connection.socket.shutdownHandle
     state = Mutex(State())
-    executor = ConnectionThread()
+    executor = shared ?? ConnectionThread()
     switch reading {
     case .byCaller:
       // The kernel bounds each read of a reply; a connection given a timeout already keeps it.
@@ -143,7 +158,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       callerReading = Mutex(ConnectionHalf(connection: connection))
       closeHandler = onClose
       executor.stop()
-    case .byThread, .byServingThread:
+    case .byThread, .byServingThread, .byPoller:
       callerReading = Mutex(nil)
       closeHandler = nil
       // Weak: the reading thread must not keep alive a system that nobody uses.
@@ -159,13 +174,15 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       if reading == .byThread {
         executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
       } else {
+        if reading == .byPoller && shared == nil { executor.stop() }
         serving.withLock { $0 = Serving(reader: reader, handlers: handlers) }
       }
     }
   }
 
-  /// What `serve()` reads, for a system read by its serving thread.
-  private struct Serving: Sendable {
+  /// The reading half of a system that no thread of its own reads, and what to do with what
+  /// it reads, for whoever reads it.
+  struct Serving: Sendable {
     let reader: ConnectionHalf
     let handlers: ConnectionThread.Handlers
   }
@@ -176,8 +193,16 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// running the peer's calls, until the connection ends. Returns at once on any other system
   /// or the second time.
   package func serve() {
-    guard let serving = serving.withLock({ serving in defer { serving = nil }; return serving }) else { return }
+    guard reading == .byServingThread, let serving = takeServing() else { return }
     executor.read(serving.reader, idleWait: callTimeout, handlers: serving.handlers)
+  }
+
+  /// The reading half, handed out once, for a system read by its serving thread or a poller.
+  func takeServing() -> Serving? {
+    serving.withLock { serving in
+      defer { serving = nil }
+      return serving
+    }
   }
 
   /// For a system read by its callers: runs once, when a caller finds the connection ended.

@@ -50,16 +50,22 @@ package final class FramedConnection {
   package let socket: UnixSocket
   /// The largest payload accepted from the peer.
   package let maximumPayload: Int
+  /// How many bytes the read buffer starts with, once the first read needs one.
+  package let bufferCapacity: Int
 
-  private var buffer: [UInt8]
+  /// Empty until the first read: a connection only written to (the writing half of a
+  /// `SocketActorSystem`) never holds one.
+  private var buffer: [UInt8] = []
   private var start = 0
   private var end = 0
   private var outgoing: [UInt8] = []
 
-  package init(_ socket: UnixSocket, maximumPayload: Int = 16 << 20) {
+  /// A connection over `socket` that accepts payloads up to `maximumPayload` bytes and reads
+  /// into a buffer of `bufferCapacity` bytes, which grows for a larger frame.
+  package init(_ socket: UnixSocket, maximumPayload: Int = 16 << 20, bufferCapacity: Int = 64 << 10) {
     self.socket = socket
     self.maximumPayload = maximumPayload
-    self.buffer = [UInt8](repeating: 0, count: 64 << 10)
+    self.bufferCapacity = bufferCapacity
   }
 
   /// Sends one frame.
@@ -153,7 +159,8 @@ package final class FramedConnection {
   /// or failed (kept for the next `receive()`, which reports it).
   package func readAvailable() -> Bool {
     compact()
-    if buffer.count - end < 4 << 10 { buffer += [UInt8](repeating: 0, count: buffer.count) }
+    reserve(end + 1)
+    if buffer.count - end < 4 << 10 { reserve(buffer.count * 2) }
     let read = buffer.withUnsafeMutableBytes { bytes in
       recv(socket.descriptor, bytes.baseAddress! + end, bytes.count - end, Int32(MSG_DONTWAIT))
     }
@@ -216,6 +223,16 @@ package final class FramedConnection {
       | Int(buffer[start + 3]) << 24
   }
 
+  /// How many bytes read from the socket `receive()` has not returned yet: with no whole
+  /// frame buffered, what the peer has sent of its next one.
+  package var bufferedByteCount: Int { end - start }
+
+  /// Makes the buffer hold at least `count` bytes; the first one holds `bufferCapacity`.
+  private func reserve(_ count: Int) {
+    let wanted = buffer.isEmpty ? max(count, bufferCapacity) : count
+    if buffer.count < wanted { buffer += [UInt8](repeating: 0, count: wanted - buffer.count) }
+  }
+
   /// Moves the buffered bytes to the front of the buffer.
   private func compact() {
     guard start > 0 else { return }
@@ -234,7 +251,7 @@ package final class FramedConnection {
       throw pendingError
     }
     compact()
-    if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+    reserve(count)
     // Read only when a frame comes in pieces: then the whole frame must beat the timeout.
     var firstRead: ContinuousClock.Instant?
     while end < count {

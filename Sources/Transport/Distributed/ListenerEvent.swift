@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What an `ActorListener` did on its own to a connection, or could not do: for the host's
+/// log, and for tests that wait on it instead of sleeping.
+package enum ListenerEvent: Sendable, Equatable, CustomStringConvertible {
+  /// The connection from process `peer` was closed as soon as it was accepted.
+  case refused(peer: pid_t, reason: String)
+  /// The connection from process `peer` was closed because its next request had not come
+  /// whole within `deadline`; `received` bytes of it had.
+  case timedOut(peer: pid_t, deadline: Duration, received: Int)
+  /// The connection from process `peer` was closed because it broke the protocol, or ended
+  /// in the middle of a request.
+  case dropped(peer: pid_t, error: TransportError)
+  /// The listener could not accept a connection (the process is out of descriptors, say); it
+  /// tries again shortly, and says so again only after it has accepted one.
+  case acceptFailed(TransportError)
+
+  package var description: String {
+    switch self {
+    case let .refused(peer, reason): "a connection from pid \(peer) was refused: \(reason)"
+    case let .timedOut(peer, deadline, received):
+      "a connection from pid \(peer) was closed: its request did not come whole within \(deadline) "
+        + (received == 0 ? "(it sent nothing)" : "(it sent \(received) bytes of it)")
+    case let .dropped(peer, error): "a connection from pid \(peer) was closed: \(error)"
+    case let .acceptFailed(error): "the listener cannot accept connections for now: \(error)"
+    }
+  }
+}

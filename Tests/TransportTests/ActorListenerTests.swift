@@ -1,0 +1,174 @@
+import Foundation
+import Synchronization
+import Testing
+import Transport
+import TransportTestSupport
+
+/// `ActorListener`: one thread serves every connection, within its limits, and says what it
+/// refuses or closes.
+@Suite struct ActorListenerTests {
+  @Test func everyConnectionIsServedAndStopEndsThemAndRemovesTheSocket() async throws {
+    let served = try Served(limits: .standard)
+    defer { served.stop() }
+    let clients = try (0..<50).map { _ in try served.client() }
+    for (number, client) in clients.enumerated() {
+      #expect(try await client.calculator.add(number, 1) == number + 1)
+    }
+    served.listener.stop()
+    #expect(!FileManager.default.fileExists(atPath: served.listener.path))
+    for client in clients {
+      await #expect(throws: RemoteCallError.peerDisconnected) { try await client.calculator.add(1, 1) }
+      client.system.close()
+    }
+  }
+
+  @Test func callsRunOnTheListenersThreadAsTheyAreRead() async throws {
+    let served = try Served(limits: .standard)
+    defer { served.stop() }
+    let client = try served.client()
+    defer { client.system.close() }
+    // In no task: run by the thread that read it, not queued for the cooperative pool.
+    #expect(try await client.calculator.runsInTask() == false)
+  }
+
+  @Test func aClientThatSendsHalfAHeaderOrNothingIsClosedAtTheDeadlineAndReported() async throws {
+    let deadline = Duration.milliseconds(200)
+    let events = ListenerEvents()
+    let served = try Served(limits: ActorListener.Limits(readDeadline: deadline, maximumConnections: 8), events: events)
+    defer { served.stop() }
+    let silent = try UnixSocket.connect(to: served.listener.path)
+    let half = try UnixSocket.connect(to: served.listener.path)
+    try [UInt8]([5, 0, 0]).withUnsafeBytes { try half.write($0) }
+    let started = ContinuousClock.now
+    // Each sees the end once the listener has closed it.
+    #expect(try reachesEnd(silent, within: 10_000) && reachesEnd(half, within: 10_000))
+    #expect(ContinuousClock.now - started >= deadline)
+    let pid = getpid()
+    #expect(await events.first { $0 == .timedOut(peer: pid, deadline: deadline, received: 3) } != nil)
+    #expect(await events.first { $0 == .timedOut(peer: pid, deadline: deadline, received: 0) } != nil)
+    #expect(
+      ListenerEvent.timedOut(peer: 7, deadline: deadline, received: 3).description
+        == "a connection from pid 7 was closed: its request did not come whole within 0.2 seconds (it sent 3 bytes of it)")
+  }
+
+  @Test func aClientThatKeepsCallingWithinTheDeadlineIsNotClosed() async throws {
+    let deadline = Duration.seconds(2)
+    let served = try Served(limits: ActorListener.Limits(readDeadline: deadline, maximumConnections: 8))
+    defer { served.stop() }
+    let client = try served.client()
+    defer { client.system.close() }
+    // The deadline runs from each request, not from the connection: these span more than it.
+    for number in 0..<4 {
+      #expect(try await client.calculator.add(number, 1) == number + 1)
+      try await Task.sleep(for: .milliseconds(700))
+    }
+    #expect(try await client.calculator.add(1, 1) == 2)
+  }
+
+  @Test func aConnectionBeyondTheLimitIsRefusedAndReported() async throws {
+    let events = ListenerEvents()
+    let served = try Served(limits: ActorListener.Limits(readDeadline: .seconds(30), maximumConnections: 2), events: events)
+    defer { served.stop() }
+    let first = try served.client()
+    let second = try served.client()
+    defer { [first, second].forEach { $0.system.close() } }
+    // Answered, so both are served when the third comes.
+    #expect(try await first.calculator.add(1, 1) == 2)
+    #expect(try await second.calculator.add(2, 2) == 4)
+    let third = try UnixSocket.connect(to: served.listener.path)
+    #expect(try reachesEnd(third, within: 10_000))
+    let pid = getpid()
+    let reason = "2 connections are open, the most this listener serves at once"
+    #expect(await events.first { $0 == .refused(peer: pid, reason: reason) } != nil)
+    // Once one ends, another is served.
+    first.system.close()
+    let fourth = try served.client()
+    defer { fourth.system.close() }
+    #expect(try await fourth.calculator.add(3, 3) == 6)
+  }
+
+  @Test func aRequestLargerThanTheLimitIsDroppedAndReported() async throws {
+    let events = ListenerEvents()
+    let limits = ActorListener.Limits(readDeadline: .seconds(30), maximumConnections: 8, largestRequest: 1_000)
+    let served = try Served(limits: limits, events: events)
+    defer { served.stop() }
+    let socket = try UnixSocket.connect(to: served.listener.path)
+    try FramedConnection(socket).send(Frame(kind: 0x10, payload: [UInt8](repeating: 0, count: 1_001)))
+    #expect(try reachesEnd(socket, within: 10_000))
+    let pid = getpid()
+    #expect(await events.first { $0 == .dropped(peer: pid, error: .frameTooLarge(length: 1_001, limit: 1_000)) } != nil)
+  }
+}
+
+/// A listener hosting a `Calculator` on each connection, in a socket directory of its own.
+private struct Served {
+  let directory: SocketDirectory
+  let listener: ActorListener
+
+  init(limits: ActorListener.Limits, events: ListenerEvents = ListenerEvents()) throws {
+    directory = try SocketDirectory.create()
+    listener = try ActorListener(path: directory.path(for: "actors"), limits: limits, onEvent: events.append) { system in
+      _ = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    }
+  }
+
+  /// A connection read by its callers: a client that costs this process no thread, and
+  /// holds a thread of the cooperative pool while it waits, which the listener does not need.
+  func client() throws -> (system: SocketActorSystem, calculator: Calculator) {
+    let system = SocketActorSystem(
+      connection: FramedConnection(try UnixSocket.connect(to: listener.path)), reading: .byCaller)
+    return (system, try Calculator.resolve(id: Calculator.id, using: system))
+  }
+
+  func stop() {
+    listener.stop()
+    directory.remove()
+  }
+}
+
+/// The events a listener reported, and a way to wait for one without sleeping.
+private final class ListenerEvents: Sendable {
+  private struct Waiter {
+    let predicate: @Sendable (ListenerEvent) -> Bool
+    let continuation: CheckedContinuation<ListenerEvent?, Never>
+  }
+
+  private struct State {
+    var events: [ListenerEvent] = []
+    var waiters: [Int: Waiter] = [:]
+    var nextWaiter = 0
+  }
+
+  private let state = Mutex(State())
+
+  @Sendable func append(_ event: ListenerEvent) {
+    let ready = state.withLock { state in
+      state.events.append(event)
+      let ready = state.waiters.filter { $0.value.predicate(event) }
+      for key in ready.keys { state.waiters[key] = nil }
+      return ready.values.map(\.continuation)
+    }
+    for continuation in ready { continuation.resume(returning: event) }
+  }
+
+  /// The first event, past or future, for which `predicate` holds; nil if none comes within
+  /// ten seconds, so that a missing event fails the test instead of hanging it.
+  func first(where predicate: @escaping @Sendable (ListenerEvent) -> Bool) async -> ListenerEvent? {
+    await withCheckedContinuation { continuation in
+      let waiter = state.withLock { state -> Int? in
+        if let past = state.events.first(where: predicate) {
+          continuation.resume(returning: past)
+          return nil
+        }
+        state.nextWaiter += 1
+        state.waiters[state.nextWaiter] = Waiter(predicate: predicate, continuation: continuation)
+        return state.nextWaiter
+      }
+      guard let waiter else { return }
+      Task {
+        try? await Task.sleep(for: .seconds(10))
+        state.withLock { $0.waiters.removeValue(forKey: waiter) }?.continuation.resume(returning: nil)
+      }
+    }
+  }
+}
