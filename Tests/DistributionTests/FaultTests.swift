@@ -48,13 +48,17 @@ import TransportTestSupport
     for _ in 1...4 { store.send(.addTimerTapped) }
     let workers = try #require(composition.processes.first?.pids)
     try #require(workers.count == 2)
-    // Timer 1 is served by the second worker of the pool (timers are spread by id).
+    // Timer 2 is served by the first worker of the pool, timer 1 by the second (timers are
+    // spread by id); timer 2's effect runs in the worker that is let go.
+    store.send(.timers(.element(id: 2, action: .startTapped)))
     composition.killWorker(of: "timers", index: 1)
     _ = await events.first { $0 == .workerExited(boundary: "timers", pid: workers[1]) }
     store.send(.timers(.element(id: 1, action: .startTapped)))
     #expect(await events.first { if case .boundaryFailed = $0 { true } else { false } } != nil)
-    // The other worker serves nothing any more: it is let go, not left running.
+    // The other worker serves nothing any more: it is let go, not left running, and the effect
+    // it was running is reported lost, not ended in silence.
     #expect(await events.first { $0 == .workerExited(boundary: "timers", pid: workers[0]) } != nil)
+    #expect(await events.first { $0 == .effectsLost(boundary: "timers", count: 1) } != nil)
     #expect(composition.processes.first?.pids == [])
   }
 

@@ -466,7 +466,7 @@ final class RemoteBoundary: Sendable {
     case .restarting:
       return true
     case let .failed(failure, idle):
-      for link in idle { link.close() }
+      for link in idle { link.letGo(because: "its boundary failed") }
       report(.boundaryFailed(boundary: path, reason: failure))
       return false
     case .closed:

@@ -267,6 +267,16 @@ final class WorkerLink: Sendable {
     process.closeInput()
   }
 
+  /// Lets the worker go when its boundary failed: nothing will run its effects' actions any
+  /// more, so those still running are reported lost; it exits on its own when its input closes.
+  func letGo(because reason: String) {
+    fault.withLock { $0 = $0 ?? reason }
+    // Effects first, reporting them: the worker exits once its control connection ends.
+    effects.close()
+    controlSystem.close()
+    process.closeInput()
+  }
+
   /// Ends the connections at shutdown: effects still running end as the shutdown means them
   /// to, not reported lost; the composition's roster sees the process out.
   func close() {
