@@ -2,7 +2,6 @@ import Bulkhead
 import BulkheadDistribution
 import Examples
 import Foundation
-import Synchronization
 import Transport
 import TransportTestSupport
 
@@ -28,83 +27,7 @@ func composition(
 }
 
 /// The events a composition reported, and a way to wait for one without sleeping.
-final class Events: Sendable {
-  private struct Waiter {
-    let predicate: @Sendable (BoundaryEvent) -> Bool
-    let continuation: CheckedContinuation<BoundaryEvent?, Never>
-  }
-
-  private struct State {
-    var events: [BoundaryEvent] = []
-    var waiters: [Int: Waiter] = [:]
-    var nextWaiter = 0
-  }
-
-  private let state = Mutex(State())
-  private let react: @Sendable (BoundaryEvent) -> Void
-
-  /// `react` runs on each event as it is reported, on the reporting thread, before waiters
-  /// hear of it: for a test that plays a fault at an exact point.
-  init(react: @escaping @Sendable (BoundaryEvent) -> Void = { _ in }) {
-    self.react = react
-  }
-
-  var all: [BoundaryEvent] { state.withLock { $0.events } }
-
-  @Sendable func append(_ event: BoundaryEvent) {
-    react(event)
-    let ready = state.withLock { state in
-      state.events.append(event)
-      let ready = state.waiters.filter { $0.value.predicate(event) }
-      for key in ready.keys { state.waiters[key] = nil }
-      return ready.values.map(\.continuation)
-    }
-    for continuation in ready { continuation.resume(returning: event) }
-  }
-
-  /// The first event, past or future, for which `predicate` holds; nil if none comes within
-  /// `deadline`, so that a missing event fails the test instead of hanging it.
-  func first(
-    within deadline: Duration = .seconds(10),
-    where predicate: @escaping @Sendable (BoundaryEvent) -> Bool
-  ) async -> BoundaryEvent? {
-    await withCheckedContinuation { continuation in
-      let waiter = state.withLock { state -> Int? in
-        if let past = state.events.first(where: predicate) {
-          continuation.resume(returning: past)
-          return nil
-        }
-        state.nextWaiter += 1
-        state.waiters[state.nextWaiter] = Waiter(predicate: predicate, continuation: continuation)
-        return state.nextWaiter
-      }
-      guard let waiter else { return }
-      Task {
-        try? await Task.sleep(for: deadline)
-        state.withLock { $0.waiters.removeValue(forKey: waiter) }?.continuation.resume(returning: nil)
-      }
-    }
-  }
-}
-
-extension Events {
-  /// The `count`th event, past or future, for which `predicate` holds; nil if it does not come
-  /// within `deadline`.
-  func nth(
-    _ count: Int, within deadline: Duration = .seconds(10),
-    where predicate: @escaping @Sendable (BoundaryEvent) -> Bool
-  ) async -> BoundaryEvent? {
-    // `first` asks the predicate once about each event, in order.
-    let seen = Mutex(0)
-    return await first(within: deadline) { event in
-      guard predicate(event) else { return false }
-      return seen.withLock { seen in
-        seen += 1
-        return seen == count
-      }
-    }
-  }
-}
+typealias Events = EventLog<BoundaryEvent>
 
 /// Waits for `task`'s effects to finish, at most `deadline`; past it cancels them and waits
 /// for the cancellation to end them. Says whether they finished on their own.

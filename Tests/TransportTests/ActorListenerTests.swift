@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Transport
 import TransportTestSupport
@@ -33,7 +32,7 @@ import TransportTestSupport
 
   @Test func aClientThatSendsHalfAHeaderOrNothingIsClosedAtTheDeadlineAndReported() async throws {
     let deadline = Duration.milliseconds(200)
-    let events = ListenerEvents()
+    let events = EventLog<ListenerEvent>()
     let served = try Served(limits: ActorListener.Limits(readDeadline: deadline, maximumConnections: 8), events: events)
     defer { served.stop() }
     let silent = try UnixSocket.connect(to: served.listener.path)
@@ -66,7 +65,7 @@ import TransportTestSupport
   }
 
   @Test func aConnectionBeyondTheLimitIsRefusedAndReported() async throws {
-    let events = ListenerEvents()
+    let events = EventLog<ListenerEvent>()
     let served = try Served(limits: ActorListener.Limits(readDeadline: .seconds(30), maximumConnections: 2), events: events)
     defer { served.stop() }
     let first = try served.client()
@@ -88,7 +87,7 @@ import TransportTestSupport
   }
 
   @Test func aRequestLargerThanTheLimitIsDroppedAndReported() async throws {
-    let events = ListenerEvents()
+    let events = EventLog<ListenerEvent>()
     let limits = ActorListener.Limits(readDeadline: .seconds(30), maximumConnections: 8, largestRequest: 1_000)
     let served = try Served(limits: limits, events: events)
     defer { served.stop() }
@@ -105,7 +104,7 @@ private struct Served {
   let directory: SocketDirectory
   let listener: ActorListener
 
-  init(limits: ActorListener.Limits, events: ListenerEvents = ListenerEvents()) throws {
+  init(limits: ActorListener.Limits, events: EventLog<ListenerEvent> = EventLog<ListenerEvent>()) throws {
     directory = try SocketDirectory.create()
     listener = try ActorListener(path: directory.path(for: "actors"), limits: limits, onEvent: events.append) { system in
       _ = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
@@ -123,52 +122,5 @@ private struct Served {
   func stop() {
     listener.stop()
     directory.remove()
-  }
-}
-
-/// The events a listener reported, and a way to wait for one without sleeping.
-private final class ListenerEvents: Sendable {
-  private struct Waiter {
-    let predicate: @Sendable (ListenerEvent) -> Bool
-    let continuation: CheckedContinuation<ListenerEvent?, Never>
-  }
-
-  private struct State {
-    var events: [ListenerEvent] = []
-    var waiters: [Int: Waiter] = [:]
-    var nextWaiter = 0
-  }
-
-  private let state = Mutex(State())
-
-  @Sendable func append(_ event: ListenerEvent) {
-    let ready = state.withLock { state in
-      state.events.append(event)
-      let ready = state.waiters.filter { $0.value.predicate(event) }
-      for key in ready.keys { state.waiters[key] = nil }
-      return ready.values.map(\.continuation)
-    }
-    for continuation in ready { continuation.resume(returning: event) }
-  }
-
-  /// The first event, past or future, for which `predicate` holds; nil if none comes within
-  /// ten seconds, so that a missing event fails the test instead of hanging it.
-  func first(where predicate: @escaping @Sendable (ListenerEvent) -> Bool) async -> ListenerEvent? {
-    await withCheckedContinuation { continuation in
-      let waiter = state.withLock { state -> Int? in
-        if let past = state.events.first(where: predicate) {
-          continuation.resume(returning: past)
-          return nil
-        }
-        state.nextWaiter += 1
-        state.waiters[state.nextWaiter] = Waiter(predicate: predicate, continuation: continuation)
-        return state.nextWaiter
-      }
-      guard let waiter else { return }
-      Task {
-        try? await Task.sleep(for: .seconds(10))
-        state.withLock { $0.waiters.removeValue(forKey: waiter) }?.continuation.resume(returning: nil)
-      }
-    }
   }
 }
