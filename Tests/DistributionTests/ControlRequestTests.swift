@@ -19,15 +19,21 @@ import Transport
     #expect(try ControlRequest(parsing: ["--app", "timers"], program: "host") == nil)
   }
 
-  @Test func theControlSocketsReadDeadlineComesFromTheEnvironment() throws {
-    #expect(try ActorListener.Limits.control(environment: [:]) == .standard)
+  @Test func theControlSocketsDeadlinesComeFromTheEnvironment() throws {
+    let standard = ActorListener.Limits.standard
+    #expect(try ActorListener.Limits.control(environment: [:]) == standard)
     let set = try ActorListener.Limits.control(environment: ["BULKHEAD_CONTROL_DEADLINE_MS": "250"])
-    #expect(set.readDeadline == .milliseconds(250) && set.maximumConnections == ActorListener.Limits.standard.maximumConnections)
-    for wrong in ["0", "-5", "3600001", "1.5", ""] {
-      #expect {
-        try ActorListener.Limits.control(environment: ["BULKHEAD_CONTROL_DEADLINE_MS": wrong])
-      } throws: { error in
-        "\(error)".contains("BULKHEAD_CONTROL_DEADLINE_MS must be a whole number of milliseconds from 1 to 3600000; got \"\(wrong)\"")
+    #expect(set.readDeadline == .milliseconds(250) && set.idleDeadline == standard.idleDeadline)
+    #expect(set.maximumConnections == standard.maximumConnections)
+    let idle = try ActorListener.Limits.control(environment: ["BULKHEAD_CONTROL_IDLE_MS": "900"])
+    #expect(idle.idleDeadline == .milliseconds(900) && idle.readDeadline == standard.readDeadline)
+    for variable in ["BULKHEAD_CONTROL_DEADLINE_MS", "BULKHEAD_CONTROL_IDLE_MS"] {
+      for wrong in ["0", "-5", "3600001", "1.5", ""] {
+        #expect {
+          try ActorListener.Limits.control(environment: [variable: wrong])
+        } throws: { error in
+          "\(error)".contains("\(variable) must be a whole number of milliseconds from 1 to 3600000; got \"\(wrong)\"")
+        }
       }
     }
   }

@@ -30,10 +30,12 @@ import TransportTestSupport
     #expect(try await client.calculator.runsInTask() == false)
   }
 
-  @Test func aClientThatSendsHalfAHeaderOrNothingIsClosedAtTheDeadlineAndReported() async throws {
+  @Test func aClientThatSendsHalfAHeaderOrNothingIsClosedAtItsDeadlineAndReported() async throws {
     let deadline = Duration.milliseconds(200)
+    let idle = Duration.milliseconds(300)
     let events = EventLog<ListenerEvent>()
-    let served = try Served(limits: ActorListener.Limits(readDeadline: deadline, maximumConnections: 8), events: events)
+    let served = try Served(
+      limits: ActorListener.Limits(readDeadline: deadline, idleDeadline: idle, maximumConnections: 8), events: events)
     defer { served.stop() }
     let silent = try UnixSocket.connect(to: served.listener.path)
     let half = try UnixSocket.connect(to: served.listener.path)
@@ -44,24 +46,40 @@ import TransportTestSupport
     #expect(ContinuousClock.now - started >= deadline)
     let pid = getpid()
     #expect(await events.first { $0 == .timedOut(peer: pid, deadline: deadline, received: 3) } != nil)
-    #expect(await events.first { $0 == .timedOut(peer: pid, deadline: deadline, received: 0) } != nil)
+    #expect(await events.first { $0 == .idle(peer: pid, after: idle) } != nil)
     #expect(
       ListenerEvent.timedOut(peer: 7, deadline: deadline, received: 3).description
         == "a connection from pid 7 was closed: its request did not come whole within 0.2 seconds (it sent 3 bytes of it)")
+    #expect(ListenerEvent.idle(peer: 7, after: idle).description == "a connection from pid 7 was closed: it sent no request for 0.3 seconds")
   }
 
-  @Test func aClientThatKeepsCallingWithinTheDeadlineIsNotClosed() async throws {
-    let deadline = Duration.seconds(2)
-    let served = try Served(limits: ActorListener.Limits(readDeadline: deadline, maximumConnections: 8))
+  @Test func aClientThatWaitsBetweenRequestsIsHeldToTheIdleDeadlineNotTheReadDeadline() async throws {
+    let served = try Served(
+      limits: ActorListener.Limits(readDeadline: .milliseconds(50), idleDeadline: .seconds(60), maximumConnections: 8))
     defer { served.stop() }
     let client = try served.client()
     defer { client.system.close() }
-    // The deadline runs from each request, not from the connection: these span more than it.
-    for number in 0..<4 {
+    // The gaps are not waits for anything: they outlast the read deadline, which runs only
+    // while a request is coming, and stay far within the idle one.
+    for number in 0..<3 {
+      try await Task.sleep(for: .milliseconds(150))
       #expect(try await client.calculator.add(number, 1) == number + 1)
-      try await Task.sleep(for: .milliseconds(700))
     }
+  }
+
+  @Test func anIdleDeadlineRunsFromTheLastRequest() async throws {
+    let idle = Duration.milliseconds(300)
+    let events = EventLog<ListenerEvent>()
+    let served = try Served(
+      limits: ActorListener.Limits(readDeadline: .seconds(30), idleDeadline: idle, maximumConnections: 8), events: events)
+    defer { served.stop() }
+    let client = try served.client()
+    defer { client.system.close() }
+    let started = ContinuousClock.now
     #expect(try await client.calculator.add(1, 1) == 2)
+    #expect(await events.first { $0 == .idle(peer: getpid(), after: idle) } != nil)
+    #expect(ContinuousClock.now - started >= idle)
+    await #expect(throws: RemoteCallError.self) { try await client.calculator.add(2, 2) }
   }
 
   @Test func aConnectionBeyondTheLimitIsRefusedAndReported() async throws {

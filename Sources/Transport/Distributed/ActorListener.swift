@@ -12,8 +12,9 @@ import Synchronization
 /// One thread serves every connection (`ListenerLoop`): it accepts them, reads each one's
 /// requests as they arrive and runs the calls, which should not block it for long. A
 /// connection costs a descriptor and a few kilobytes, not a thread, and `limits` bound what
-/// clients can hold: a connection that sends half a request, or nothing, is closed at the
-/// read deadline. What the listener refuses or closes on its own, it reports to `onEvent`.
+/// clients can hold: a connection that sends half a request is closed at the read deadline,
+/// and one that sends nothing at the idle deadline. What the listener refuses or closes on
+/// its own, it reports to `onEvent`.
 ///
 /// ```swift
 /// let listener = try ActorListener(path: directory.path(for: "control")) { system in
@@ -23,22 +24,30 @@ import Synchronization
 package final class ActorListener: Sendable {
   /// What the listener allows its clients.
   package struct Limits: Sendable, Equatable {
-    /// How long a connection may take to send each request whole, from when it connected or
-    /// its previous request came; past it, the connection is closed. It also bounds how long
-    /// a reply may wait for a client that reads nothing.
+    /// How long a connection may take to send a request whole once its first byte came; past
+    /// it, the connection is closed. It also bounds how long a reply may wait for a client
+    /// that reads nothing.
     package var readDeadline: Duration
+    /// How long a connection may send nothing, from when it connected or its previous request
+    /// came; past it, the connection is closed. Longer than the read deadline: a client that
+    /// holds its connection between requests is using it, not stuck in one.
+    package var idleDeadline: Duration
     /// How many connections are served at once; one more is refused as it is accepted.
     package var maximumConnections: Int
     /// The largest request, in bytes: the actors a listener offers take small arguments.
     package var largestRequest: Int
 
-    package init(readDeadline: Duration, maximumConnections: Int, largestRequest: Int = 64 << 10) {
+    package init(
+      readDeadline: Duration, idleDeadline: Duration = .seconds(300), maximumConnections: Int,
+      largestRequest: Int = 64 << 10
+    ) {
       self.readDeadline = readDeadline
+      self.idleDeadline = idleDeadline
       self.maximumConnections = maximumConnections
       self.largestRequest = largestRequest
     }
 
-    /// Five seconds per request; 1,024 connections at once, or half the descriptors this
+    /// Five seconds per request, five minutes idle; 1,024 connections at once, or half the descriptors this
     /// process may open if that is fewer, so that a client past the limit is refused with a
     /// reason rather than left waiting for a descriptor, and the rest stay for the workers.
     package static var standard: Limits {

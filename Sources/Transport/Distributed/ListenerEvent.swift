@@ -7,9 +7,11 @@
 package enum ListenerEvent: Sendable, Equatable, CustomStringConvertible {
   /// The connection from process `peer` was closed as soon as it was accepted.
   case refused(peer: pid_t, reason: String)
-  /// The connection from process `peer` was closed because its next request had not come
+  /// The connection from process `peer` was closed because a request it began had not come
   /// whole within `deadline`; `received` bytes of it had.
   case timedOut(peer: pid_t, deadline: Duration, received: Int)
+  /// The connection from process `peer` was closed because it had sent nothing for `after`.
+  case idle(peer: pid_t, after: Duration)
   /// The connection from process `peer` was closed because it broke the protocol, or ended
   /// in the middle of a request.
   case dropped(peer: pid_t, error: TransportError)
@@ -22,7 +24,9 @@ package enum ListenerEvent: Sendable, Equatable, CustomStringConvertible {
     case let .refused(peer, reason): "a connection from pid \(peer) was refused: \(reason)"
     case let .timedOut(peer, deadline, received):
       "a connection from pid \(peer) was closed: its request did not come whole within \(deadline) "
-        + (received == 0 ? "(it sent nothing)" : "(it sent \(received) bytes of it)")
+        + "(it sent \(received) bytes of it)"
+    case let .idle(peer, after):
+      "a connection from pid \(peer) was closed: it sent no request for \(after)"
     case let .dropped(peer, error): "a connection from pid \(peer) was closed: \(error)"
     case let .acceptFailed(error): "the listener cannot accept connections for now: \(error)"
     }

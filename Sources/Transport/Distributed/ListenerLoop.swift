@@ -117,13 +117,24 @@ final class ListenerLoop: @unchecked Sendable {
     return earliest
   }
 
-  /// Closes the connections whose request is overdue, and fails their calls that are.
+  /// Closes the connections that are overdue, and fails their calls that are. What an
+  /// overdue connection holds is read first: this thread may have been kept from running
+  /// while the rest of a request came in time.
   private func closeLate(at now: ContinuousClock.Instant) {
     for (descriptor, connection) in connections {
       connection.handlers.expire(now)
       guard connection.due <= now else { continue }
-      report(.timedOut(peer: connection.peer, deadline: limits.readDeadline, received: connection.received))
-      connection.end(.timedOut(path: listener.path, milliseconds: limits.readDeadline.wholeMilliseconds))
+      if case let .ended(error) = connection.readAvailable(at: now) {
+        if let error { report(.dropped(peer: connection.peer, error: error)) }
+        connection.end(error)
+        connections[descriptor] = nil
+        continue
+      }
+      guard connection.due <= now else { continue }
+      let overdue = connection.overdue
+      report(overdue)
+      let waited = if case .idle = overdue { limits.idleDeadline } else { limits.readDeadline }
+      connection.end(.timedOut(path: listener.path, milliseconds: waited.wholeMilliseconds))
       connections[descriptor] = nil
     }
   }
@@ -172,6 +183,6 @@ final class ListenerLoop: @unchecked Sendable {
     host(system)
     guard let serving = system.takeServing() else { return system.close() }
     connections[descriptor] = PolledConnection(
-      system: system, serving: serving, peer: peer?.pid ?? 0, deadline: limits.readDeadline)
+      system: system, serving: serving, peer: peer?.pid ?? 0, limits: limits)
   }
 }
