@@ -160,7 +160,11 @@ import Transport
       ("crlf.jsonl", good.replacingOccurrences(of: "\n", with: "\r\n"), "crlf.jsonl:1: the line ends with CR LF"),
       ("nul.jsonl", header + "\n{\"step\":1,\u{0}}\n", "nul.jsonl:2: the line holds a NUL byte"),
       ("broken.jsonl", header + "\n{\"step\":1,\"from\":\"outside\"\n", "broken.jsonl:2: the line is not a JSON object"),
-      ("gap.jsonl", header + "\n" + good.split(separator: "\n")[2] + "\n", "gap.jsonl:2: expected step 1 here, found 2"),
+      ("gap.jsonl", header + "\n" + good.split(separator: "\n")[2] + "\n", "gap.jsonl:2: expected step 1 here; \"step\" is the value 2"),
+      ("text-step.jsonl", good.replacingOccurrences(of: "\"step\":1,", with: "\"step\":\"1\","),
+       "text-step.jsonl:2: expected step 1 here; \"step\" is the text \"1\""),
+      ("fraction.jsonl", good.replacingOccurrences(of: "\"counter1\":{\"count\":1}", with: "\"counter1\":{\"count\":1.5}"),
+       "fraction.jsonl:2: \"state\" does not decode as Examples.TwoCounters.State: a value does not fit its field"),
     ]
     for (name, contents, problem) in cases {
       let path = contents.map { try? scratch.file(name, $0) } ?? scratch.directory.appendingPathComponent(name).path

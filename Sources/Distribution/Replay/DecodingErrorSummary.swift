@@ -5,9 +5,13 @@
 /// ```
 struct DecodingErrorSummary: CustomStringConvertible {
   let error: any Error
+  /// Whether the text decoded was known to be JSON: Foundation's decoder on Linux calls a
+  /// number that does not fit its field invalid JSON, with no place.
+  let isJSON: Bool
 
-  init(_ error: any Error) {
+  init(_ error: any Error, ofJSONThatParsed isJSON: Bool = false) {
     self.error = error
+    self.isJSON = isJSON
   }
 
   var description: String {
@@ -18,6 +22,10 @@ struct DecodingErrorSummary: CustomStringConvertible {
       context = found
     @unknown default:
       return "\(error)"
+    }
+    if isJSON, case .dataCorrupted = error, context.codingPath.isEmpty {
+      return "a value does not fit its field (a fraction, or a number too large, where a whole number goes, say); "
+        + "the decoder does not say where"
     }
     let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
     let place = path.isEmpty ? "at the top" : "at " + path.drop { $0 == "." }

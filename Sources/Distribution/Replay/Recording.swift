@@ -94,7 +94,9 @@ struct Recording {
 
   private static func step(_ object: [String: Any], number: Int, line: Int, file: String) throws(RecordingError) -> Step {
     func wrong(_ reason: String) -> RecordingError { RecordingError(file: file, line: line, reason: reason) }
-    guard object["step"] as? Int == number else { throw wrong("expected step \(number) here, found \(object["step"].map { "\($0)" } ?? "no \"step\"")") }
+    guard object["step"] as? Int == number else {
+      throw wrong("expected step \(number) here; \"step\" is \(RecordingFormat.describe(object["step"]))")
+    }
     guard let from = object["from"] as? String, let source = RecordingFormat.Source(rawValue: from) else {
       throw wrong("\"from\" must be \"outside\" or \"effect\"")
     }

@@ -128,7 +128,7 @@ final class Replayer: ScriptDriver {
         throw wrong("the step holds an encoded \"state\", but \(State.self) is not Codable, so this app records a \"dump\"")
       case let .encoded(json):
         do { _ = try coding.state(from: json) } catch {
-          throw wrong("\"state\" does not decode as \(String(reflecting: State.self)): \(DecodingErrorSummary(error))")
+          throw wrong("\"state\" does not decode as \(String(reflecting: State.self)): \(DecodingErrorSummary(error, ofJSONThatParsed: true))")
         }
       case .dump:
         break
