@@ -48,8 +48,8 @@ public struct StackState<Element> {
 
   /// The element with `id`, or nil. Setting nil pops just that element. Setting a value
   /// replaces the element with `id`, or, when the stack does not hold `id`, pushes the value
-  /// on top with that id, as a `push` action does; later ids follow the highest id held. So a
-  /// test asserts a push by the id it gets:
+  /// on top with that id, as a `push` action does (`nextID` stays beyond it). So a test
+  /// asserts a push by the id it gets:
   ///
   /// ```swift
   /// await store.send(.rowTapped(id: 2)) { $0.path[id: 0] = .detail(Detail.State(rowID: 2)) }
