@@ -106,6 +106,63 @@ private struct OuterClearer: Reducer {
     }
   }
 
+  @Test func aPushIsAssertedByAssigningAtTheIdItGets() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await store.send(.open("a")) { $0.path[id: 0] = Screen.State(name: "a") }
+    await store.send(.open("b")) { $0.path[id: 1] = Screen.State(name: "b") }
+    await store.send(.path(.popFrom(id: 1))) {
+      $0.path[id: 1] = nil
+      $0.log = ["parent sees [#0, #1] popping from #1"]
+    }
+    // The next push gets #2, not the popped #1: an assertion at #1 fails with both ids shown.
+    await expectFailure(containing: ["A state change does not match expectation", "#1", "#2"]) {
+      await store.send(.open("c")) { $0.path[id: 1] = Screen.State(name: "c") }
+    }
+    #expect(store.state.path.ids == [0, 2])
+  }
+
+  @Test func assigningAtAnIdTheStackDoesNotHoldPushesTheElementWithThatId() {
+    var path = StackState<String>()
+    let reported = warnings {
+      path[id: 0] = "a"
+      #expect(path == ["a"])
+      #expect(path.nextID == 1)
+      // A later id skips the ones between; the next id follows it.
+      path[id: 5] = "b"
+      #expect(path.ids == [0, 5])
+      #expect(path.nextID == 6)
+      path.append("c")
+      #expect(path.ids == [0, 5, 6])
+      // A lower id goes on top too, as a `push` action with it does; the next id stays beyond
+      // every id held.
+      path[id: 2] = "d"
+      #expect(path.ids == [0, 5, 6, 2])
+      #expect(path.last == "d")
+      #expect(path.nextID == 7)
+      path.append("e")
+      #expect(path.ids == [0, 5, 6, 2, 7])
+      path[id: 9] = nil
+      #expect(path.ids == [0, 5, 6, 2, 7])
+    }
+    #expect(reported.isEmpty)
+  }
+
+  @Test func theLastIdThereIsIsNeitherAssignedNorPushed() {
+    var path: StackState<String> = ["a"]
+    let last = StackElementID(generation: .max)
+    let assigned = warnings { path[id: last] = "b" }
+    #expect(assigned.count == 1)
+    #expect(assigned.first?.message.contains("An element was assigned at \(last), the last id there is") == true)
+    #expect(assigned.first?.location.fileID == "BulkheadTests/StackTests.swift")
+    #expect(path == ["a"])
+    #expect(path.nextID == 1)
+    let store = Store(initialState: Navigator.State()) { Navigator() }
+    let pushed = warnings { store.send(.path(.push(id: last, state: Screen.State(name: "b")))) }
+    #expect(pushed.first?.message.contains("received a \"push\" action for the last id there is") == true)
+    #expect(store.state.path.isEmpty)
+    #expect(store.state.path.nextID == 0)
+  }
+
   @Test func idsAreGenerationalAndNeverReused() {
     var path = StackState<String>()
     path.append("a")

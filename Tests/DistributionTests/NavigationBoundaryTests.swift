@@ -64,6 +64,24 @@ import Testing
     #expect(store.state.notes.isEmpty)
   }
 
+  @Test func aPushOntoAStackInWorkersIsAssertedByAssigningAtTheIdItGets() async throws {
+    let composition = try composition(app: "notes", placement: "path pool 2\n")
+    defer { composition.shutdown() }
+    let welcome = Notes.Note(id: 0, title: "Welcome")
+    let store = TestStore(initialState: Notes.State()) { composition.compose(Notes()) }
+    await store.send(.noteTapped(id: 0)) { $0.path[id: 0] = .detail(Notes.Detail.State(note: welcome)) }
+    // The detail's action runs in its worker; the host pushes the info screen at the next id.
+    await store.send(.path(.element(id: 0, action: .detail(.infoButtonTapped)))) {
+      $0.path[id: 1] = .info(Notes.Info.State(note: welcome))
+    }
+    #expect(store.state.path.nextID == 2)
+    // The info screen dismisses itself from its worker; the assertion removes it by id.
+    await store.send(.path(.element(id: 1, action: .info(.closeButtonTapped))))
+    await store.receive(.path(.popFrom(id: 1))) { $0.path[id: 1] = nil }
+    await store.finish()
+    #expect(composition.statistics(of: "path")?.slotsDropped == 1)
+  }
+
   @Test func aScreenThatPopsItselfFromAPoolWorkerIsForgottenThereWithItsTimer() async throws {
     let clock = TestClock()
     let composition = try composition(app: "notes", placement: "path pool 2\n")

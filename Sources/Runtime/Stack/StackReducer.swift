@@ -11,7 +11,7 @@ extension Reducer {
   /// - An effect of an element can call `dismiss()` (`@Dependency(\.dismiss)`), which sends
   ///   `.popFrom(id:)` for that element through this reducer.
   /// - An action for an id the stack does not hold, or a push of one it holds, is a runtime
-  ///   warning.
+  ///   warning. A push of an id lower than the stack's `nextID` goes on top like any other.
   ///
   /// ```swift
   /// Reduce { state, action in ... }
@@ -73,9 +73,10 @@ where Destination.State: Sendable {
     case let .push(id, element)?:
       if stack.ids.contains(id) {
         reportUnknown(id, in: stack, what: "a \"push\" action for an element it already contains")
-      } else {
-        if id > stack.nextID, DependencyValues.current.context == .test { reportSkipped(to: id, from: stack.nextID) }
-        state[keyPath: toStackState].push(element, id: id)
+      } else if !state[keyPath: toStackState].push(element, id: id) {
+        reportUnknown(id, in: stack, what: "a \"push\" action for the last id there is, which no id could follow")
+      } else if id > stack.nextID, DependencyValues.current.context == .test {
+        reportSkipped(to: id, from: stack.nextID)
       }
       parentEffects = parent.reduce(into: &state, action: action)
     case nil:

@@ -1,8 +1,9 @@
 /// The elements of a navigation stack, each with a `StackElementID` that the stack hands out
 /// as elements arrive and never reuses.
 ///
-/// Run a reducer on every element with `forEach(_:action:destination:)`; push by appending,
-/// pop with `pop(from:)` or `pop(to:)`:
+/// Run a reducer on every element with `forEach(_:action:destination:)`; push by appending
+/// (or by assigning at an id the stack does not hold, as tests assert pushes), pop with
+/// `pop(from:)` or `pop(to:)`:
 ///
 /// ```swift
 /// struct State { var path = StackState<Path.State>() }
@@ -10,6 +11,7 @@
 /// state.path.append(.detail(Detail.State()))   // gets the id #0
 /// state.path[id: 0]                             // .detail(Detail.State())
 /// state.path.pop(from: 0)                       // empty again; the next id is #1
+/// state.path[id: 1] = .detail(Detail.State())   // pushed with the id #1; the next is #2
 /// ```
 public struct StackState<Element> {
   /// The ids of the elements, from the bottom of the stack up.
@@ -44,11 +46,13 @@ public struct StackState<Element> {
   /// ```
   public var nextID: StackElementID { StackElementID(generation: nextGeneration) }
 
-  /// The element with `id`, or nil. Setting nil pops just that element; setting a value
-  /// replaces the element (an id that is not in the stack is a runtime warning).
+  /// The element with `id`, or nil. Setting nil pops just that element. Setting a value
+  /// replaces the element with `id`, or, when the stack does not hold `id`, pushes the value
+  /// on top with that id, as a `push` action does (`nextID` stays beyond it). So a test
+  /// asserts a push by the id it gets:
   ///
   /// ```swift
-  /// state.path[id: 0] = .detail(Detail.State(title: "Edited"))
+  /// await store.send(.rowTapped(id: 2)) { $0.path[id: 0] = .detail(Detail.State(rowID: 2)) }
   /// ```
   public subscript(
     id id: StackElementID, fileID fileID: StaticString = #fileID, line line: UInt = #line
@@ -61,14 +65,14 @@ public struct StackState<Element> {
       case let (index?, nil):
         ids.remove(at: index)
         elements.remove(at: index)
-      case (nil, .some):
+      case let (nil, element?):
+        guard !push(element, id: id) else { return }
         RuntimeWarning.report(
           """
-          An element was assigned at \(id), which this stack does not hold (its ids: \
-          \(ids)). Nothing changed.
+          An element was assigned at \(id), the last id there is: no id could follow it, so \
+          it cannot be pushed. Nothing changed.
 
-          To add an element, append it (it gets the next id) or send a "push" action with the \
-          stack's "nextID".
+          To add an element, append it (it gets the stack's "nextID").
           """, at: SourceLocation(fileID: fileID, line: line))
       case (nil, nil):
         break
@@ -104,11 +108,14 @@ public struct StackState<Element> {
     return true
   }
 
-  /// Puts `element` on top with the id `id`, which later ids will follow.
-  mutating func push(_ element: Element, id: StackElementID) {
+  /// Puts `element` on top with the id `id`, which the stack does not hold; later ids follow
+  /// it. False, and nothing pushed, for the last id there is, which no id could follow.
+  mutating func push(_ element: Element, id: StackElementID) -> Bool {
+    guard id.generation < Int.max else { return false }
     ids.append(id)
     elements.append(element)
     nextGeneration = Swift.max(nextGeneration, id.generation + 1)
+    return true
   }
 }
 
