@@ -163,6 +163,18 @@ private struct OuterClearer: Reducer {
     #expect(store.state.path.nextID == 0)
   }
 
+  /// A warning raised by the expected state's own code, in an assertion closure, is the
+  /// test's failure too, not a line on standard error.
+  @Test func aWarningRaisedInAnAssertionClosureFailsTheTest() async {
+    let store = TestStore(initialState: Navigator.State()) { Navigator() }
+    await expectFailure(containing: ["the last id there is"]) {
+      await store.send(.open("a")) {
+        $0.path[id: 0] = Screen.State(name: "a")
+        $0.path[id: StackElementID(generation: .max)] = Screen.State(name: "b")
+      }
+    }
+  }
+
   @Test func idsAreGenerationalAndNeverReused() {
     var path = StackState<String>()
     path.append("a")
