@@ -49,6 +49,7 @@ import Testing
     "./compose.sh run two-counters":
       "state: State(counter1: Examples.Counter.State(count: 1), counter2: Examples.Counter.State(count: 0), parentObservations: 1)",
     "./compose.sh boundaries onboarding": "_internal.login (ifLet → Login)",
+    "./compose.sh boundaries two-counters": "counter2 (Scope → Counter)",
     "./compose.sh kill timers timers 1": "timers: sent SIGKILL to worker 1 of timers",
     "./compose.sh down timers": "timers is down",
     "./compose.sh replay timers.jsonl": "replay matched all 6 steps",
