@@ -60,7 +60,7 @@ package struct Row {
   }
 }
 
-/// Prints `rows` as a Markdown table, ready for the README; with a goal column when any row
+/// Prints `rows` as a Markdown table, ready for docs/benchmarks.md; with a goal column when any row
 /// has a goal.
 package func printTable(_ title: String, _ rows: [Row]) {
   print("\n### \(title)\n")
