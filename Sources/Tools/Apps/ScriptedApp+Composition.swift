@@ -6,6 +6,10 @@ extension ScriptedApp {
   /// boundaries it places run in its workers, and without, every boundary runs here. With
   /// `hold`, the store lives on after the script, and every state its effects bring is
   /// logged, until the task is cancelled or the process stopped.
+  ///
+  /// ```swift
+  /// await ScriptedApp.guestbook.run(in: composition) { print($0) }
+  /// ```
   @MainActor
   public func run(
     in composition: Composition?, hold: Bool = false, log: @escaping @Sendable (String) -> Void

@@ -13,10 +13,22 @@ import BulkheadDistribution
 /// ```
 public struct ScriptedApp: Sendable {
   /// The name that `--app` and a worker's arguments take.
+  ///
+  /// ```swift
+  /// WorkerCommand.thisExecutable(app: ScriptedApp.guestbook.name)
+  /// ```
   public let name: String
-  /// One line on what the app shows.
+  /// One line on what the app shows, as `--list` prints it.
+  ///
+  /// ```swift
+  /// print("\(app.name)  \(app.summary)")
+  /// ```
   public let summary: String
   /// The app's root reducer, which the host and every worker build alike.
+  ///
+  /// ```swift
+  /// try BoundaryWorker.serve(app.root(), boundary: "composer")
+  /// ```
   public let root: @Sendable () -> any Reducer
   private let script:
     @MainActor @Sendable (BoundaryContext?, Bool, RootObserver?, @escaping @Sendable (String) -> Void) async -> Void
@@ -26,6 +38,10 @@ public struct ScriptedApp: Sendable {
   /// An app that sends `actions` in turn and logs the state after each; with
   /// `awaitingEffects`, each action's effects finish before the next is sent, otherwise they
   /// run on and are cancelled when the script ends.
+  ///
+  /// ```swift
+  /// ScriptedApp("counter", summary: "Counts", initialState: Counter.State(), actions: [.incrementButtonTapped], reducer: Counter.init)
+  /// ```
   public init<R: Reducer>(
     _ name: String, summary: String, initialState: R.State, actions: [R.Action],
     awaitingEffects: Bool = true, reducer: @escaping @Sendable () -> R
@@ -71,6 +87,10 @@ public struct ScriptedApp: Sendable {
   /// Runs the script in this process, handing each line of output to `log`. With `hold`, the
   /// store lives on after the script, and every state its effects bring is logged, until the
   /// task is cancelled or the process stopped.
+  ///
+  /// ```swift
+  /// await ScriptedApp.guestbook.run { print($0) }
+  /// ```
   @MainActor
   public func run(hold: Bool = false, log: @escaping @Sendable (String) -> Void) async {
     await script(nil, hold, nil, log)
@@ -102,11 +122,19 @@ public struct ScriptedApp: Sendable {
   }
 
   /// The boundaries of the app's reducer tree, which a placement can name.
+  ///
+  /// ```swift
+  /// ScriptedApp.guestbook.boundaries.map(\.path)  // ["composer"]
+  /// ```
   public var boundaries: [BoundaryDescription] { root().boundaries }
 }
 
 extension [ScriptedApp] {
   /// The app called `name`, if there is one.
+  ///
+  /// ```swift
+  /// guard let app = apps.named("guestbook") else { return }
+  /// ```
   public func named(_ name: String) -> ScriptedApp? {
     first { $0.name == name }
   }

@@ -15,16 +15,16 @@ import Synchronization
 /// try StudyReport(app: "two-counters", runs: runs).html.write(toFile: "study.html", atomically: true, encoding: .utf8)
 /// ```
 @MainActor
-public struct Study {
-  public let app: ScriptedApp
-  public let command: WorkerCommand
+package struct Study {
+  package let app: ScriptedApp
+  package let command: WorkerCommand
   /// How many times the script runs for each placement without a fault, for enough
   /// latencies to rank.
-  public let rounds: Int
+  package let rounds: Int
   /// The deadline of a studied boundary: how long a stalled worker holds the action up.
-  public let deadline: Duration
+  package let deadline: Duration
 
-  public init(app: ScriptedApp, command: WorkerCommand, rounds: Int = 10, deadline: Duration = .milliseconds(500)) {
+  package init(app: ScriptedApp, command: WorkerCommand, rounds: Int = 10, deadline: Duration = .milliseconds(500)) {
     self.app = app
     self.command = command
     self.rounds = max(1, rounds)
@@ -34,7 +34,7 @@ public struct Study {
   /// Every run of the study, in order: in the host, each boundary in a worker, then each
   /// boundary killed and stalled in its worker. A boundary that cannot be placed on its own
   /// (one nested in another's child, say) is left out.
-  public func run() async throws -> [StudyRun] {
+  package func run() async throws -> [StudyRun] {
     var runs = [try await measure(placing: [], fault: nil, rounds: rounds)]
     // Half the actions of one pass of the script, where the faults go.
     let halfway = max(1, runs[0].actions / rounds / 2)

@@ -10,16 +10,16 @@ import Foundation
 /// let html = StudyReport(app: "two-counters", runs: runs).html
 /// try html.write(toFile: "study.html", atomically: true, encoding: .utf8)
 /// ```
-public struct StudyReport: Sendable {
-  public let app: String
-  public let runs: [StudyRun]
+package struct StudyReport: Sendable {
+  package let app: String
+  package let runs: [StudyRun]
 
-  public init(app: String, runs: [StudyRun]) {
+  package init(app: String, runs: [StudyRun]) {
     self.app = app
     self.runs = runs
   }
 
-  public var html: String {
+  package var html: String {
     let measured = runs.filter { $0.fault == nil }
     let faulted = runs.filter { $0.fault != nil }
     return """

@@ -8,10 +8,10 @@ import Foundation
 /// ```swift
 /// print(StudyTable(try await study.run()).text)
 /// ```
-public struct StudyTable: Sendable {
-  public let runs: [StudyRun]
+package struct StudyTable: Sendable {
+  package let runs: [StudyRun]
 
-  public init(_ runs: [StudyRun]) {
+  package init(_ runs: [StudyRun]) {
     self.runs = runs
   }
 
@@ -40,7 +40,7 @@ public struct StudyTable: Sendable {
     return rows
   }
 
-  public var text: String {
+  package var text: String {
     ([Self.header] + rows).map(row).joined(separator: "\n")
   }
 

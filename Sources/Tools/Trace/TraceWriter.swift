@@ -61,6 +61,10 @@ public final class TraceWriter: BoundaryInstrument {
 
   /// Creates the trace file at `path` (replacing one that is there), naming the host's process
   /// after `host`.
+  ///
+  /// ```swift
+  /// let trace = try TraceWriter(path: "run.json", host: "guestbook")
+  /// ```
   public init(path: String, host: String) throws {
     let pid = getpid()
     var file = try TraceFile(path: path)
@@ -70,12 +74,21 @@ public final class TraceWriter: BoundaryInstrument {
   }
 
   /// The trace's file.
+  ///
+  /// ```swift
+  /// print("open \(trace.path) in ui.perfetto.dev")
+  /// ```
   public var path: String { state.withLock { $0.file.path } }
 
   /// Writes the end of the file; events after it are not written. Call it once the composition
   /// has shut down, and from a signal's handler before the process exits.
   ///
   /// - Throws: the first write that failed, if any did.
+  ///
+  /// ```swift
+  /// composition.shutdown()
+  /// try trace.finish()
+  /// ```
   public func finish() throws {
     let failure = state.withLock { state in
       state.file.finish()
@@ -84,7 +97,7 @@ public final class TraceWriter: BoundaryInstrument {
     if let failure { throw failure }
   }
 
-  /// Slices are named after their actions.
+  /// Slices are named after their actions: `BoundaryInstrument` asks, the composition reads it.
   public var wantsActionNames: Bool { true }
 
   public func remoteActionAnswered(_ trip: RemoteActionTrip) {
