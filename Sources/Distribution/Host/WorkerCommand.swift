@@ -63,7 +63,8 @@ public struct WorkerCommand: Sendable {
   }
 
   /// Workers that are `executable` in the worker role of `app`: an executable whose `main`
-  /// calls `HostCommand.main(apps:)` or `BoundaryWorker.main(apps:)` with an app named `app`.
+  /// calls `HostCommand.main(apps:)` or `BoundaryWorker.main(apps:)` (both in `BulkheadTools`)
+  /// with an app named `app`.
   /// They are forked from a worker template of `app` (the same executable started with
   /// `TemplateArguments`) unless `spawningEachWorker()` or `BULKHEAD_ZYGOTE=off` says not to.
   public static func executable(_ executable: URL, app: String) -> WorkerCommand {
