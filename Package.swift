@@ -13,6 +13,7 @@ let package = Package(
   products: [
     .library(name: "Bulkhead", targets: ["Bulkhead", "BulkheadDistribution"]),
     .library(name: "BulkheadTesting", targets: ["BulkheadTesting"]),
+    .library(name: "BulkheadTools", targets: ["BulkheadTools"]),
     .executable(name: "parent-host", targets: ["parent-host"]),
     .executable(name: "child-worker", targets: ["child-worker"]),
     .executable(name: "bulkhead-benchmark", targets: ["bulkhead-benchmark"]),
@@ -33,16 +34,24 @@ let package = Package(
     // named `Bulkhead` because the toolchain already ships a module called `Runtime`.
     .target(name: "Bulkhead", path: "Sources/Runtime", swiftSettings: crossModuleOptimization),
     // Boundaries in worker processes: the host's and the worker's side, wire messages,
-    // patches, and the entry points of host and worker executables.
+    // patches, instruments, and the control endpoint a host offers.
     .target(
       name: "BulkheadDistribution", dependencies: ["Bulkhead", "Transport"],
       path: "Sources/Distribution", swiftSettings: crossModuleOptimization),
+    // The operator's tools over the runtime: the command line of a host or worker executable
+    // (`HostCommand`, `BoundaryWorker.main`) and its apps (`ScriptedApp`), `up`/`ps`/`top`/
+    // `logs` and the control client, the study, record and replay, and trace files.
+    .target(
+      name: "BulkheadTools", dependencies: ["Bulkhead", "BulkheadDistribution", "Transport"], path: "Sources/Tools"),
     // `TestStore` and the test clock; links XCTest and Swift Testing, so only tests use it.
     .target(name: "BulkheadTesting", dependencies: ["Bulkhead"]),
     // The seed programs, shared by the executables, the tests and the benchmark.
     .target(name: "Examples", dependencies: ["Bulkhead"], swiftSettings: crossModuleOptimization),
-    .executableTarget(name: "parent-host", dependencies: ["BulkheadDistribution", "Examples", "Transport"]),
-    .executableTarget(name: "child-worker", dependencies: ["BulkheadDistribution", "Examples", "Transport"]),
+    // The seed programs as apps of the command line: apart from `Examples`, so that the
+    // benchmark's specialisations of them do not depend on the tools.
+    .target(name: "ExampleApps", dependencies: ["Examples", "BulkheadTools"]),
+    .executableTarget(name: "parent-host", dependencies: ["BulkheadTools", "ExampleApps"]),
+    .executableTarget(name: "child-worker", dependencies: ["BulkheadDistribution", "BulkheadTools", "ExampleApps"]),
     // Restarts and retires workers in a process of its own and reports what the host holds.
     .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "BulkheadDistribution", "Examples"]),
     // Stands in for a worker and relays its frames to the host, damaging some: for chaos tests.
@@ -55,8 +64,8 @@ let package = Package(
     .executableTarget(
       name: "bulkhead-benchmark",
       dependencies: [
-        "Bulkhead", "BulkheadDistribution", "CoreBenchmarks", "Examples", "Transport", "TransportTestSupport",
-        "CSystem",
+        "Bulkhead", "BulkheadDistribution", "BulkheadTools", "CoreBenchmarks", "Examples", "Transport",
+        "TransportTestSupport", "CSystem",
       ],
       path: "Sources/Benchmarks", swiftSettings: crossModuleOptimization),
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "TransportTestSupport"]),
@@ -66,7 +75,8 @@ let package = Package(
     .testTarget(
       name: "DistributionTests",
       dependencies: [
-        "Bulkhead", "BulkheadDistribution", "BulkheadTesting", "ExampleScripts", "Examples", "Transport",
+        "Bulkhead", "BulkheadDistribution", "BulkheadTesting", "BulkheadTools", "ExampleApps", "ExampleScripts",
+        "Examples", "Transport",
         "child-worker", "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport",
       ]),
     .testTarget(name: "TransportTests", dependencies: ["CSystem", "Transport", "TransportTestSupport", "transport-echo-worker"]),

@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+import BulkheadTools
 import CoreBenchmarks
 import Examples
 import Foundation

@@ -193,13 +193,3 @@ extension DependencyValues {
     set { self[VisitLogKey.self] = newValue }
   }
 }
-
-extension ScriptedApp {
-  /// The lobby, run live: the host and the desk's worker each make their own random UUIDs
-  /// and read their own clock; the greeting comes from the host.
-  static let lobby = ScriptedApp(
-    "lobby", summary: "Dependencies across a boundary: UUIDs, dates, a host-answered greeter",
-    initialState: Lobby.State(),
-    actions: [.stampTapped, .desk(.sign("Blob")), .desk(.greet("Blob")), .desk(.signFormatted("blob jr"))],
-    reducer: Lobby.init)
-}

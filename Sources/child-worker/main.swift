@@ -1,5 +1,6 @@
 import BulkheadDistribution
-import Examples
+import BulkheadTools
+import ExampleApps
 
 // A worker for the built-in example apps: serves one boundary for the `parent-host` that
 // started it, which passes the socket path and launch secret on standard input, never in argv.

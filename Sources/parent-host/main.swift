@@ -1,5 +1,5 @@
-import BulkheadDistribution
-import Examples
+import BulkheadTools
+import ExampleApps
 
 // The host for the built-in example apps: runs one, owns its root state, and starts a
 // `child-worker` for every boundary its placement file names.

@@ -1,6 +1,7 @@
 import Bulkhead
 import BulkheadDistribution
 import Dispatch
+import ExampleApps
 import Examples
 import Foundation
 import Synchronization

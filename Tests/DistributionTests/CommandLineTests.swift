@@ -1,5 +1,6 @@
 @testable import Bulkhead
 @testable import BulkheadDistribution
+@testable import BulkheadTools
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import BulkheadDistribution
+@testable import BulkheadTools
 import Testing
 import Transport
 

@@ -1,5 +1,6 @@
 import Bulkhead
 @testable import BulkheadDistribution
+@testable import BulkheadTools
 import Examples
 import Foundation
 import Testing

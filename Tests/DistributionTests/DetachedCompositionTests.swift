@@ -1,4 +1,5 @@
 @testable import BulkheadDistribution
+@testable import BulkheadTools
 import Foundation
 import Testing
 import Transport

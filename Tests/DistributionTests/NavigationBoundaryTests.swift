@@ -1,6 +1,7 @@
 import Bulkhead
 import BulkheadDistribution
 import BulkheadTesting
+import ExampleApps
 import Examples
 import Testing
 

@@ -1,5 +1,7 @@
 import Bulkhead
 import BulkheadDistribution
+@testable import BulkheadTools
+import ExampleApps
 import Examples
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+import ExampleApps
 import Examples
 import Foundation
 import Synchronization

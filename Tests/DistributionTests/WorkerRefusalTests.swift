@@ -1,5 +1,6 @@
 import Bulkhead
 @testable import BulkheadDistribution
+import ExampleApps
 import Examples
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
 import Bulkhead
 import Foundation
-internal import Transport
+package import Transport
 
 /// An app with its boundaries placed: the host's side of a composition. It checks the
 /// placement against the app's boundaries before any process starts, starts a worker (or a
@@ -120,7 +120,7 @@ public final class Composition: Sendable {
   }
 
   /// The core's view of the placed boundaries, for a root reducer to run under.
-  var boundaryContext: BoundaryContext {
+  package var boundaryContext: BoundaryContext {
     BoundaryContext(runner: PlacedBoundaries(remotes: remotes), placed: Array(remotes.keys))
   }
 
@@ -160,7 +160,7 @@ public final class Composition: Sendable {
   /// Started once; later calls return the same path. One thread serves every connection,
   /// within `limits`; what it refuses or closes on its own goes to `onEvent`. `onDown` runs
   /// when a client asks the composition to go down (`./compose.sh down`).
-  func startControl(
+  package func startControl(
     limits: ActorListener.Limits = .standard, onEvent: @escaping @Sendable (ListenerEvent) -> Void = { _ in },
     onDown: @escaping @Sendable () -> Void = {}
   ) throws -> String {

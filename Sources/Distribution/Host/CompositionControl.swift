@@ -1,7 +1,7 @@
 import Dispatch
 import Distributed
 import Foundation
-internal import Transport
+package import Transport
 
 /// The control endpoint of a running composition: a distributed actor that another process of
 /// the same user reaches through the composition's control socket (`Composition.startControl()`)
@@ -13,14 +13,14 @@ internal import Transport
 /// let placed = try await control.processes()
 /// try await control.kill(boundary: "counter1", index: 0)
 /// ```
-distributed actor CompositionControl {
-  typealias ActorSystem = SocketActorSystem
+package distributed actor CompositionControl {
+  package typealias ActorSystem = SocketActorSystem
 
   /// The name the host hosts it under, which its clients know.
-  static let id = SocketActorID(number: 4)
+  package static let id = SocketActorID(number: 4)
 
   /// The longest `slow` delay: a minute per reply is slow enough to study anything.
-  static let longestReplyDelay = 60_000
+  package static let longestReplyDelay = 60_000
 
   private let composition: WeakBox<Composition>
   private let onDown: @Sendable () -> Void
@@ -32,13 +32,13 @@ distributed actor CompositionControl {
   }
 
   /// Each placed boundary and the pids of its workers, in placement order.
-  distributed func processes() -> [Wire.PlacedWorkers] {
+  package distributed func processes() -> [Wire.PlacedWorkers] {
     (composition.value?.processes ?? []).map { Wire.PlacedWorkers(boundary: $0.boundary, pids: $0.pids.map(Int.init)) }
   }
 
   /// Each placed boundary, its workers and what has crossed it so far: what `ps` and `top`
   /// show.
-  distributed func snapshot() -> Wire.ControlSnapshot {
+  package distributed func snapshot() -> Wire.ControlSnapshot {
     Wire.ControlSnapshot(hostPID: Int(getpid()), boundaries: composition.value?.boundarySnapshots ?? [])
   }
 
@@ -47,7 +47,7 @@ distributed actor CompositionControl {
   ///
   /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and
   ///   `DistributionError.usage` for an index its pool does not have.
-  distributed func kill(boundary: String, index: Int) throws {
+  package distributed func kill(boundary: String, index: Int) throws {
     try send(.kill, boundary: boundary, index: index)
   }
 
@@ -57,7 +57,7 @@ distributed actor CompositionControl {
   /// it go on.
   ///
   /// - Throws: as `kill(boundary:index:)`.
-  distributed func send(_ signal: Wire.WorkerSignal, boundary: String, index: Int) throws {
+  package distributed func send(_ signal: Wire.WorkerSignal, boundary: String, index: Int) throws {
     let remote = try placed(boundary)
     let places = remote.places.count
     guard (0..<places).contains(index) else {
@@ -81,7 +81,7 @@ distributed actor CompositionControl {
   ///
   /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and
   ///   `DistributionError.usage` for a delay below 0 or above `longestReplyDelay`.
-  distributed func slow(boundary: String, milliseconds: Int) throws {
+  package distributed func slow(boundary: String, milliseconds: Int) throws {
     let remote = try placed(boundary)
     guard (0...Self.longestReplyDelay).contains(milliseconds) else {
       throw DistributionError.usage("slow takes 0 to \(Self.longestReplyDelay) ms; got \(milliseconds)")
@@ -91,7 +91,7 @@ distributed actor CompositionControl {
 
   /// Takes the composition down, as `./compose.sh down` asks: after this call has answered,
   /// the host stops its workers, removes its sockets and run file, and exits.
-  distributed func down() {
+  package distributed func down() {
     // On another thread, so that the answer leaves before the host closes this connection.
     DispatchQueue.global().async(execute: onDown)
   }
@@ -109,11 +109,11 @@ distributed actor CompositionControl {
 
 extension Wire {
   /// The workers of one placed boundary, as `CompositionControl.processes()` gives them.
-  struct PlacedWorkers: Equatable, Sendable, WireCodable {
-    var boundary: String
-    var pids: [Int]
+  package struct PlacedWorkers: Equatable, Sendable, WireCodable {
+    package var boundary: String
+    package var pids: [Int]
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
       writer.write(boundary)
       pids.write(to: &writer)
     }
@@ -122,7 +122,7 @@ extension Wire {
       (self.boundary, self.pids) = (boundary, pids)
     }
 
-    init(from reader: inout ByteReader) throws(TransportError) {
+    package init(from reader: inout ByteReader) throws(TransportError) {
       boundary = try reader.readString()
       pids = try [Int](from: &reader)
     }

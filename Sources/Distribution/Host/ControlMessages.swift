@@ -1,5 +1,5 @@
 import Foundation
-internal import Transport
+package import Transport
 
 extension Wire {
   /// A running composition as `CompositionControl.snapshot()` gives it to `ps` and `top`.
@@ -8,20 +8,20 @@ extension Wire {
   /// let snapshot = try await control.snapshot()
   /// snapshot.boundaries.first?.actions  // 12
   /// ```
-  struct ControlSnapshot: Equatable, Sendable, WireCodable {
-    var hostPID: Int
-    var boundaries: [BoundarySnapshot]
+  package struct ControlSnapshot: Equatable, Sendable, WireCodable {
+    package var hostPID: Int
+    package var boundaries: [BoundarySnapshot]
 
-    init(hostPID: Int, boundaries: [BoundarySnapshot]) {
+    package init(hostPID: Int, boundaries: [BoundarySnapshot]) {
       (self.hostPID, self.boundaries) = (hostPID, boundaries)
     }
 
-    init(from reader: inout ByteReader) throws(TransportError) {
+    package init(from reader: inout ByteReader) throws(TransportError) {
       hostPID = try reader.readInt()
       boundaries = try [BoundarySnapshot](from: &reader)
     }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
       writer.write(hostPID)
       boundaries.write(to: &writer)
     }
@@ -29,21 +29,21 @@ extension Wire {
 
   /// One placed boundary in a `ControlSnapshot`: its pool, what has crossed it, how it is
   /// slowed.
-  struct BoundarySnapshot: Equatable, Sendable, WireCodable {
-    var boundary: String
+  package struct BoundarySnapshot: Equatable, Sendable, WireCodable {
+    package var boundary: String
     /// The pool's places in order: a worker's index is its place.
-    var workers: [WorkerPlace]
-    var actions: Int
-    var bytesSent: Int
-    var bytesReceived: Int
-    var failures: Int
-    var stalls: Int
+    package var workers: [WorkerPlace]
+    package var actions: Int
+    package var bytesSent: Int
+    package var bytesReceived: Int
+    package var failures: Int
+    package var stalls: Int
     /// What `slow` set: how long the host holds each reply, in milliseconds.
-    var replyDelayMilliseconds: Int
+    package var replyDelayMilliseconds: Int
     /// The latency of the boundary's round trips; nil before the first, and `top` shows "-".
-    var latency: LatencyPercentiles?
+    package var latency: LatencyPercentiles?
 
-    init(
+    package init(
       boundary: String, workers: [WorkerPlace], statistics: BoundaryStatistics, replyDelayMilliseconds: Int,
       latency: LatencyPercentiles?
     ) {
@@ -58,7 +58,7 @@ extension Wire {
       self.latency = latency
     }
 
-    init(from reader: inout ByteReader) throws(TransportError) {
+    package init(from reader: inout ByteReader) throws(TransportError) {
       boundary = try reader.readString()
       workers = try [WorkerPlace](from: &reader)
       actions = try reader.readInt()
@@ -70,7 +70,7 @@ extension Wire {
       latency = try LatencyPercentiles?(from: &reader)
     }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
       writer.write(boundary)
       workers.write(to: &writer)
       for count in [actions, bytesSent, bytesReceived, failures, stalls, replyDelayMilliseconds] { writer.write(count) }
@@ -80,52 +80,52 @@ extension Wire {
 
   /// One place of a boundary's pool: its running worker's pid, nil between a death and the
   /// restart, and how often it was restarted.
-  struct WorkerPlace: Equatable, Sendable, WireCodable {
-    var pid: Int?
-    var restarts: Int
+  package struct WorkerPlace: Equatable, Sendable, WireCodable {
+    package var pid: Int?
+    package var restarts: Int
 
-    init(pid: Int?, restarts: Int) {
+    package init(pid: Int?, restarts: Int) {
       (self.pid, self.restarts) = (pid, restarts)
     }
 
-    init(from reader: inout ByteReader) throws(TransportError) {
+    package init(from reader: inout ByteReader) throws(TransportError) {
       pid = try Int?(from: &reader)
       restarts = try reader.readInt()
     }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
       pid.write(to: &writer)
       writer.write(restarts)
     }
   }
 
   /// Round-trip latency percentiles of one boundary, in microseconds.
-  struct LatencyPercentiles: Equatable, Sendable, WireCodable {
-    var p50: Int
-    var p99: Int
+  package struct LatencyPercentiles: Equatable, Sendable, WireCodable {
+    package var p50: Int
+    package var p99: Int
 
-    init(p50: Int, p99: Int) {
+    package init(p50: Int, p99: Int) {
       (self.p50, self.p99) = (p50, p99)
     }
 
-    init(from reader: inout ByteReader) throws(TransportError) {
+    package init(from reader: inout ByteReader) throws(TransportError) {
       p50 = try reader.readInt()
       p99 = try reader.readInt()
     }
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
       writer.write(p50)
       writer.write(p99)
     }
   }
 
   /// The signals a control client may send a worker.
-  enum WorkerSignal: Int, Equatable, Sendable, WireCodable {
+  package enum WorkerSignal: Int, Equatable, Sendable, WireCodable {
     case kill
     case stop
     case cont
 
-    var number: Int32 {
+    package var number: Int32 {
       switch self {
       case .kill: SIGKILL
       case .stop: SIGSTOP
@@ -133,13 +133,13 @@ extension Wire {
       }
     }
 
-    init(from reader: inout ByteReader) throws(TransportError) {
+    package init(from reader: inout ByteReader) throws(TransportError) {
       let raw = try reader.readInt()
       guard let signal = Self(rawValue: raw) else { throw .malformed("no worker signal \(raw)") }
       self = signal
     }
 
-    func write(to writer: inout ByteWriter) { writer.write(rawValue) }
+    package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
   }
 }
 

@@ -9,7 +9,7 @@ internal import Transport
 ///
 /// Every action pays for these messages twice, so they lay out their own bytes (see
 /// `WireLayout.swift`) instead of going through `Codable`.
-enum Wire {
+package enum Wire {
   /// A state version that means "nothing": a request based on it replaces the worker's copy.
   static let emptyVersion: UInt64 = 0
 

@@ -8,8 +8,9 @@ internal import Transport
 /// worker's copy of the child state, and runs the child's actions and effects for the host.
 ///
 /// ```swift
-/// // The main of a worker-only executable:
-/// BoundaryWorker.main(apps: [guestbook])
+/// // A worker's main, when a host has started this process (`BoundaryWorker.main(apps:)` in
+/// // `BulkheadTools` reads which app and boundary from the arguments):
+/// try BoundaryWorker.serve(Guestbook(), boundary: "composer")
 /// ```
 public enum BoundaryWorker {
   /// Serves `boundary` of `root` for the host that started this process, until the host

@@ -1,6 +1,4 @@
-import Bulkhead
-import BulkheadDistribution
-import GuestbookFeature
+import BulkheadTools
 
 // Host and worker in one binary: `guestbook --app guestbook --placement placements/guestbook.placement`
 // runs the app and starts this same executable again for the composer.

@@ -1,0 +1,149 @@
+import Bulkhead
+import Foundation
+internal import Transport
+
+/// How a host starts a worker for a boundary: the executable, and its arguments for each
+/// boundary path. The socket path and the launch secret go through the worker's standard
+/// input, never its arguments.
+///
+/// ```swift
+/// // One binary: the app's own executable, started again as a worker.
+/// let command = WorkerCommand.thisExecutable(app: "guestbook")
+/// // A worker executable of its own, built beside this one.
+/// let command = try WorkerCommand.executable(named: "child-worker", app: "two-counters")
+/// ```
+public struct WorkerCommand: Sendable {
+  public let executable: URL
+  public let arguments: @Sendable (_ boundary: String) -> [String]
+  /// Serves a boundary on a thread of the host's own instead of a process: for a loopback.
+  let servesInProcess: (@Sendable (_ boundary: String, _ control: FramedConnection, _ effects: FramedConnection) -> Void)?
+  /// The arguments that start `executable` as a worker template, which forks each worker
+  /// (`WorkerTemplate`); nil when each worker is spawned.
+  let templateArguments: [String]?
+
+  /// Workers that run `executable` with `arguments(boundary)`: for a worker that reads its
+  /// arguments its own way. Each worker is spawned.
+  public init(executable: URL, arguments: @escaping @Sendable (_ boundary: String) -> [String]) {
+    self.executable = executable
+    self.arguments = arguments
+    servesInProcess = nil
+    templateArguments = nil
+  }
+
+  /// The same workers, each spawned from the executable rather than forked from a worker
+  /// template: slower to start and larger (see "Worker templates" in the README).
+  ///
+  /// ```swift
+  /// let command = try WorkerCommand.executable(named: "child-worker", app: "timers").spawningEachWorker()
+  /// ```
+  public func spawningEachWorker() -> WorkerCommand {
+    WorkerCommand(executable: executable, arguments: arguments, servesInProcess: servesInProcess, templateArguments: nil)
+  }
+
+  /// No process at all: each worker of `root` is a thread of the host's own, talking to the
+  /// host over socket pairs through the same endpoints as a worker process. For protocol tests
+  /// that need no process; a worker killed (`Composition.killWorker`) has its connections cut.
+  /// `root` makes the app's root reducer on each worker's thread, as a worker's `main` would.
+  static func loopback<Root: Reducer & SendableMetatype>(_ root: @escaping @Sendable () -> Root) -> WorkerCommand {
+    WorkerCommand(
+      executable: URL(fileURLWithPath: "/proc/self/exe"), arguments: { _ in [] },
+      servesInProcess: { boundary, control, effects in
+        try? BoundaryWorker.serve(root(), boundary: boundary, control: control, effects: effects)
+      }, templateArguments: nil)
+  }
+
+  private init(
+    executable: URL, arguments: @escaping @Sendable (String) -> [String],
+    servesInProcess: (@Sendable (String, FramedConnection, FramedConnection) -> Void)?, templateArguments: [String]?
+  ) {
+    self.executable = executable
+    self.arguments = arguments
+    self.servesInProcess = servesInProcess
+    self.templateArguments = templateArguments
+  }
+
+  /// Workers that are `executable` in the worker role of `app`: an executable whose `main`
+  /// calls `HostCommand.main(apps:)` or `BoundaryWorker.main(apps:)` (both in `BulkheadTools`)
+  /// with an app named `app`.
+  /// They are forked from a worker template of `app` (the same executable started with
+  /// `TemplateArguments`) unless `spawningEachWorker()` or `BULKHEAD_ZYGOTE=off` says not to.
+  public static func executable(_ executable: URL, app: String) -> WorkerCommand {
+    WorkerCommand(
+      executable: executable, arguments: { WorkerArguments(app: app, boundary: $0).arguments }, servesInProcess: nil,
+      templateArguments: TemplateArguments(app: app).arguments)
+  }
+
+  /// Workers that are this process's own executable started again in the worker role of
+  /// `app`, so that one binary is the host and its workers.
+  public static func thisExecutable(app: String) -> WorkerCommand {
+    executable(runningExecutable, app: app)
+  }
+
+  /// Workers that are the executable `name` in the directory of this process's executable,
+  /// where `swift build` puts every product of a package, and `swift test` its test bundle.
+  ///
+  /// - Throws: `DistributionError.workerUnavailable` when there is no such executable, with
+  ///   the command that builds it.
+  public static func executable(named name: String, app: String) throws(DistributionError) -> WorkerCommand {
+    let candidate = runningExecutable.deletingLastPathComponent().appendingPathComponent(name)
+    guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
+      throw .usage("There is no executable \(candidate.path); build it first: swift build --product \(name)")
+    }
+    return executable(candidate, app: app)
+  }
+
+  /// The executable of this process, with symbolic links resolved, so that a worker started
+  /// later runs the same file even if the process was started through a link.
+  private static var runningExecutable: URL {
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  }
+}
+
+/// The arguments that put an executable in the worker role: a flag no user passes by chance,
+/// the app, and the boundary. The launch itself (socket and secret) comes on standard input.
+package struct WorkerArguments: Equatable {
+  package static let flag = "--bulkhead-worker"
+
+  package let app: String
+  package let boundary: String
+
+  package var arguments: [String] { [Self.flag, app, boundary] }
+
+  package init(app: String, boundary: String) {
+    (self.app, self.boundary) = (app, boundary)
+  }
+
+  /// The worker role `arguments` ask for: nil when they do not start with the flag.
+  ///
+  /// - Throws: a usage message when the flag is there with the wrong number of values.
+  package init?(parsing arguments: [String]) throws(DistributionError) {
+    guard arguments.first == Self.flag else { return nil }
+    guard arguments.count == 3 else {
+      throw .usage("\(Self.flag) takes an app and a boundary, and only a host passes it")
+    }
+    self.init(app: arguments[1], boundary: arguments[2])
+  }
+}
+
+/// The arguments that put an executable in the worker-template role for `app`: it loads the
+/// app's code once, then forks a worker for each boundary its host asks for (`WorkerTemplate`).
+package struct TemplateArguments: Equatable {
+  package static let flag = "--bulkhead-zygote"
+
+  package let app: String
+
+  package var arguments: [String] { [Self.flag, app] }
+
+  package init(app: String) { self.app = app }
+
+  /// The template role `arguments` ask for: nil when they do not start with the flag.
+  ///
+  /// - Throws: a usage message when the flag is there without exactly one app.
+  package init?(parsing arguments: [String]) throws(DistributionError) {
+    guard arguments.first == Self.flag else { return nil }
+    guard arguments.count == 2 else {
+      throw .usage("\(Self.flag) takes an app, and only a host passes it")
+    }
+    self.init(app: arguments[1])
+  }
+}

@@ -1,0 +1,141 @@
+import Bulkhead
+import BulkheadDistribution
+
+/// An app the host's command line can run: a root reducer, its initial state, and a script
+/// that drives a store of it, printing each action and the state after it.
+///
+/// ```swift
+/// let guestbook = ScriptedApp(
+///   "guestbook", summary: "Sign a guestbook in a sheet",
+///   initialState: Guestbook.State(),
+///   actions: [.signButtonTapped, .composer(.presented(.nameChanged("Blob")))],
+///   reducer: Guestbook.init)
+/// ```
+public struct ScriptedApp: Sendable {
+  /// The name that `--app` and a worker's arguments take.
+  ///
+  /// ```swift
+  /// WorkerCommand.thisExecutable(app: ScriptedApp.guestbook.name)
+  /// ```
+  public let name: String
+  /// One line on what the app shows, as `--list` prints it.
+  ///
+  /// ```swift
+  /// print("\(app.name)  \(app.summary)")
+  /// ```
+  public let summary: String
+  /// The app's root reducer, which the host and every worker build alike.
+  ///
+  /// ```swift
+  /// try BoundaryWorker.serve(app.root(), boundary: "composer")
+  /// ```
+  public let root: @Sendable () -> any Reducer
+  private let script:
+    @MainActor @Sendable (BoundaryContext?, Bool, RootObserver?, @escaping @Sendable (String) -> Void) async -> Void
+  /// Hands the app's list of actions to a driver; nil for an app with a script of its own.
+  private var actionScript: (@MainActor @Sendable (BoundaryContext?, @escaping @Sendable (String) -> Void, any ScriptDriver) async -> Void)? = nil
+
+  /// An app that sends `actions` in turn and logs the state after each; with
+  /// `awaitingEffects`, each action's effects finish before the next is sent, otherwise they
+  /// run on and are cancelled when the script ends.
+  ///
+  /// ```swift
+  /// ScriptedApp("counter", summary: "Counts", initialState: Counter.State(), actions: [.incrementButtonTapped], reducer: Counter.init)
+  /// ```
+  public init<R: Reducer>(
+    _ name: String, summary: String, initialState: R.State, actions: [R.Action],
+    awaitingEffects: Bool = true, reducer: @escaping @Sendable () -> R
+  ) where R.State: Sendable {
+    self.init(name, summary: summary, initialState: initialState, reducer: reducer) { store, log in
+      await ActionScript(
+        initialState: initialState, actions: actions, awaitingEffects: awaitingEffects, root: reducer(), log: log
+      ).play(on: store)
+    }
+    actionScript = { context, log, driver in
+      await driver.drive(
+        ActionScript(
+          initialState: initialState, actions: actions, awaitingEffects: awaitingEffects,
+          root: Self.root(reducer(), in: context), log: log))
+    }
+  }
+
+  /// An app whose `script` drives the store itself, logging what it wants shown.
+  ///
+  /// ```swift
+  /// ScriptedApp("echo", summary: "Sends each line of input", initialState: Echo.State(), reducer: Echo.init) {
+  ///   store, log in
+  ///   while let line = readLine() { store.send(.lineRead(line)); log("state: \(store.state)") }
+  /// }
+  /// ```
+  public init<R: Reducer>(
+    _ name: String, summary: String, initialState: R.State, reducer: @escaping @Sendable () -> R,
+    script: @escaping @MainActor @Sendable (Store<R.State, R.Action>, _ log: @escaping @Sendable (String) -> Void) async -> Void
+  ) where R.State: Sendable {
+    self.name = name
+    self.summary = summary
+    self.root = reducer
+    self.script = { context, hold, observer, log in
+      let store = Store(initialState: initialState) {
+        ObservedRoot(base: Self.root(reducer(), in: context), observer: observer)
+      }
+      log("state: \(initialState)")
+      await script(store, log)
+      if hold { await Self.holdOpen(store, log: log) }
+    }
+  }
+
+  /// Runs the script in this process, handing each line of output to `log`. With `hold`, the
+  /// store lives on after the script, and every state its effects bring is logged, until the
+  /// task is cancelled or the process stopped.
+  ///
+  /// ```swift
+  /// await ScriptedApp.guestbook.run { print($0) }
+  /// ```
+  @MainActor
+  public func run(hold: Bool = false, log: @escaping @Sendable (String) -> Void) async {
+    await script(nil, hold, nil, log)
+  }
+
+  /// Runs the script with the boundaries that `context` places run where its runner says; in
+  /// this process when nil. `observer` sees every action the root reducer runs.
+  @MainActor
+  package func run(
+    within context: BoundaryContext?, hold: Bool, observer: RootObserver? = nil,
+    log: @escaping @Sendable (String) -> Void
+  ) async {
+    await script(context, hold, observer, log)
+  }
+
+  /// Hands the app's list of actions to `driver`, with the boundaries that `context` places
+  /// run where its runner says; false, and nothing run, for an app with a script of its own.
+  ///
+  /// ```swift
+  /// let driven = await app.drive(within: nil, by: recorder) { print($0) }
+  /// ```
+  @MainActor
+  package func drive(
+    within context: BoundaryContext?, by driver: any ScriptDriver, log: @escaping @Sendable (String) -> Void
+  ) async -> Bool {
+    guard let actionScript else { return false }
+    await actionScript(context, log, driver)
+    return true
+  }
+
+  /// The boundaries of the app's reducer tree, which a placement can name.
+  ///
+  /// ```swift
+  /// ScriptedApp.guestbook.boundaries.map(\.path)  // ["composer"]
+  /// ```
+  public var boundaries: [BoundaryDescription] { root().boundaries }
+}
+
+extension [ScriptedApp] {
+  /// The app called `name`, if there is one.
+  ///
+  /// ```swift
+  /// guard let app = apps.named("guestbook") else { return }
+  /// ```
+  public func named(_ name: String) -> ScriptedApp? {
+    first { $0.name == name }
+  }
+}

@@ -1,0 +1,79 @@
+import Bulkhead
+import BulkheadDistribution
+import Foundation
+internal import Transport
+
+/// Carries out a control command line (`--control APP VERB ...`) against the detached
+/// composition of APP, and exits: 0 when done, 64 with a one-line error on standard error
+/// when not.
+///
+/// ```swift
+/// await ControlCommand.run(try ControlRequest(parsing: arguments, program: "host")!, terminal: terminal)
+/// ```
+@MainActor
+enum ControlCommand {
+  /// How long `down` waits for the host to exit: its shutdown takes about two seconds at most.
+  static let downDeadline = Duration.seconds(10)
+  /// How often `down` looks whether the host has exited, as it is not this process's child.
+  static let exitCheckPeriod = Duration.milliseconds(20)
+
+  static func run(_ request: ControlRequest, terminal: HostTerminal) async -> Never {
+    do {
+      switch request.verb {
+      case let .up(options):
+        try UpLauncher(app: request.app, hostOptions: options).launch(terminal: terminal)
+      case let .logs(boundary, follow):
+        try await LogsCommand(app: request.app, boundary: boundary, follow: follow).run(terminal: terminal)
+      case .top:
+        try await TopView(target: try ControlTarget(app: request.app)).run()
+      default:
+        try await control(request, terminal: terminal)
+      }
+    } catch {
+      terminal.fail("\(error)")
+    }
+    exit(0)
+  }
+
+  /// The commands that call the control endpoint.
+  private static func control(_ request: ControlRequest, terminal: HostTerminal) async throws {
+    let target = try ControlTarget(app: request.app)
+    let (system, control) = try target.connect()
+    defer { system.close() }
+    switch request.verb {
+    case .ps:
+      let snapshot = try await target.calling { try await control.snapshot() }
+      for line in ProcessTable(app: request.app, run: target.run, snapshot: snapshot).lines { terminal.say(line) }
+    case let .signal(signal, boundary, index):
+      try await target.calling { try await control.send(signal, boundary: boundary, index: index) }
+      terminal.say("\(request.app): sent SIG\(String(describing: signal).uppercased()) to worker \(index) of \(boundary)")
+    case let .slow(boundary, milliseconds):
+      try await target.calling { try await control.slow(boundary: boundary, milliseconds: milliseconds) }
+      terminal.say(
+        milliseconds == 0
+          ? "\(request.app): the replies of \(boundary) are no longer held"
+          : "\(request.app): every reply of \(boundary) is held \(milliseconds) ms")
+    case .down:
+      try await down(target, control, terminal: terminal)
+    case .up, .logs, .top:
+      break
+    }
+  }
+
+  /// Asks the host to go down and waits until it has exited.
+  private static func down(_ target: ControlTarget, _ control: CompositionControl, terminal: HostTerminal) async throws {
+    do {
+      try await control.down()
+    } catch RemoteCallError.peerDisconnected {
+      // The host may close the connection as it goes down, before its answer is out.
+    }
+    let deadline = ContinuousClock.now + downDeadline
+    while ProcessState(of: target.run.pid)?.isAlive == true {
+      guard ContinuousClock.now < deadline else {
+        throw DistributionError.usage("the host of \(target.app) (pid \(target.run.pid)) is still running \(downDeadline) after down")
+      }
+      try await Task.sleep(for: exitCheckPeriod)
+    }
+    terminal.say("\(target.app) is down")
+  }
+}

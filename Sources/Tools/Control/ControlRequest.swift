@@ -1,0 +1,78 @@
+import Bulkhead
+import BulkheadDistribution
+
+/// What a control command line asks of a detached composition: the host's
+/// `--control APP VERB ...`, which `./compose.sh up`, `ps`, `top`, `logs`, `kill`, `stop`,
+/// `cont`, `slow` and `down` run.
+///
+/// ```swift
+/// try ControlRequest(parsing: ["--control", "timers", "kill", "timers", "1"])
+/// // ControlRequest(app: "timers", verb: .signal(.kill, boundary: "timers", index: 1))
+/// ```
+struct ControlRequest: Equatable {
+  enum Verb: Equatable {
+    /// Start the host detached, with these options besides `--app`.
+    case up(hostOptions: [String])
+    case ps
+    case top
+    case logs(boundary: String?, follow: Bool)
+    case signal(Wire.WorkerSignal, boundary: String, index: Int)
+    case slow(boundary: String, milliseconds: Int)
+    case down
+  }
+
+  let app: String
+  let verb: Verb
+
+  static func usage(program: String) -> String {
+    "usage: \(program) --control APP up [--placement FILE] | ps | top | logs [BOUNDARY] [-f] "
+      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | down"
+  }
+
+  /// Reads `arguments` when they start with `--control`; nil when they do not. The error
+  /// names what is wrong, then the usage.
+  init?(parsing arguments: [String], program: String) throws(DistributionError) {
+    guard arguments.first == "--control" else { return nil }
+    func wrong(_ problem: String) -> DistributionError {
+      .usage("\(problem)\n\(Self.usage(program: program))")
+    }
+    var rest = arguments.dropFirst()
+    guard let app = rest.popFirst(), !app.hasPrefix("-") else { throw wrong("--control needs an app") }
+    guard let verb = rest.popFirst() else { throw wrong("--control \(app) needs a command") }
+    let operands = Array(rest)
+    func count(_ allowed: ClosedRange<Int>, _ shape: String) throws(DistributionError) {
+      guard allowed.contains(operands.count) else {
+        throw wrong("\(verb) takes \(shape); got \(operands.isEmpty ? "nothing" : operands.joined(separator: " "))")
+      }
+    }
+    func number(_ text: String, what: String) throws(DistributionError) -> Int {
+      guard let value = Int(text), value >= 0 else { throw wrong("\(what) must be a whole number of 0 or more; got \"\(text)\"") }
+      return value
+    }
+    self.app = app
+    switch verb {
+    case "up":
+      self.verb = .up(hostOptions: operands)
+    case "ps", "top", "down":
+      try count(0...0, "nothing")
+      self.verb = verb == "ps" ? .ps : verb == "top" ? .top : .down
+    case "logs":
+      let follow = operands.contains("-f")
+      let names = operands.filter { $0 != "-f" }
+      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
+        throw wrong("logs takes a BOUNDARY and -f, both optional; got \(operands.joined(separator: " "))")
+      }
+      self.verb = .logs(boundary: names.first, follow: follow)
+    case "kill", "stop", "cont":
+      try count(1...2, "a BOUNDARY and an INDEX (0 if left out)")
+      let signal: Wire.WorkerSignal = verb == "kill" ? .kill : verb == "stop" ? .stop : .cont
+      let index = try operands.count == 2 ? number(operands[1], what: "the worker's INDEX") : 0
+      self.verb = .signal(signal, boundary: operands[0], index: index)
+    case "slow":
+      try count(2...2, "a BOUNDARY and a delay in MS")
+      self.verb = .slow(boundary: operands[0], milliseconds: try number(operands[1], what: "the delay MS"))
+    default:
+      throw wrong("unknown command \"\(verb)\"")
+    }
+  }
+}

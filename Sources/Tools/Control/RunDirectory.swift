@@ -1,0 +1,48 @@
+import Bulkhead
+import BulkheadDistribution
+import Foundation
+
+/// Where detached compositions (`./compose.sh up`) leave their run files and logs:
+/// `${XDG_RUNTIME_DIR:-/tmp}/bulkhead-UID`, a directory of this user's that only this user
+/// may open (mode 0700), so that nobody else can plant or read a run file there.
+///
+/// ```swift
+/// let directory = try RunDirectory.open(creating: true)
+/// let run = try RunFile.read(at: directory.runFile(of: "timers"))
+/// ```
+struct RunDirectory: Sendable {
+  let path: String
+
+  /// The directory's path for this user and environment.
+  static func location(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    return "\(base)/bulkhead-\(getuid())"
+  }
+
+  /// The run directory, made with mode 0700 if `creating` and missing. Refuses one that is a
+  /// link, not this user's, or open to others.
+  static func open(creating: Bool, at path: String = location()) throws(DistributionError) -> RunDirectory {
+    if creating, mkdir(path, 0o700) != 0, errno != EEXIST {
+      throw .usage("cannot make the run directory \(path): \(String(cString: strerror(errno)))")
+    }
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      throw .usage("no run directory \(path): no composition was ever up here (\"./compose.sh up APP\" starts one)")
+    }
+    guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+      throw .usage(
+        "\(path) is not a private directory of this user (mode \(String(info.st_mode & 0o7777, radix: 8)), owner \(info.st_uid)); "
+          + "remove it, or set XDG_RUNTIME_DIR to a directory of yours")
+    }
+    return RunDirectory(path: path)
+  }
+
+  /// The run file of `app`'s composition while it is up.
+  func runFile(of app: String) -> String { "\(path)/\(app).run" }
+
+  /// What the host of `app` writes: its standard output and error.
+  func hostLog(of app: String) -> String { "\(path)/\(app).log" }
+
+  /// The output of `app`'s workers and the events of its boundaries, one labelled line each.
+  func boundaryLog(of app: String) -> String { "\(path)/\(app).boundaries.log" }
+}

@@ -1,0 +1,64 @@
+import Bulkhead
+import BulkheadDistribution
+
+/// Rows of text in columns as wide as their widest cell, for `ps` and `top`.
+///
+/// ```swift
+/// TextTable([["PID", "STATE"], ["4711", "S"]]).lines  // ["PID   STATE", "4711  S"]
+/// ```
+struct TextTable {
+  let rows: [[String]]
+
+  init(_ rows: [[String]]) { self.rows = rows }
+
+  var lines: [String] {
+    let widths = rows.reduce(into: [Int]()) { widths, row in
+      for (column, cell) in row.enumerated() {
+        if column == widths.count { widths.append(0) }
+        widths[column] = max(widths[column], cell.count)
+      }
+    }
+    return rows.map { row in
+      row.enumerated().map { column, cell in
+        column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+      }.joined(separator: "  ")
+    }
+  }
+}
+
+/// How `ps` and `top` write amounts.
+enum Amount {
+  /// `1:05` or `2:01:05`.
+  static func duration(seconds: Double) -> String {
+    let whole = Int(seconds)
+    let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
+    let tail = "\(minutes < 10 && hours > 0 ? "0" : "")\(minutes):\(rest < 10 ? "0" : "")\(rest)"
+    return hours > 0 ? "\(hours):\(tail)" : tail
+  }
+
+  /// `512 B`, `3.1 KiB`, `12.0 MiB`.
+  static func bytes(_ count: Double) -> String {
+    switch count {
+    case ..<1024: "\(Int(count.rounded())) B"
+    case ..<(1024 * 1024): "\(decimal(count / 1024)) KiB"
+    default: "\(decimal(count / 1024 / 1024)) MiB"
+    }
+  }
+
+  /// One decimal.
+  static func decimal(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10)"
+  }
+
+  /// Two decimals.
+  static func hundredths(_ value: Double) -> String {
+    let hundredths = Int((value * 100).rounded())
+    return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+  }
+
+  /// Microseconds as milliseconds with two decimals: `0.35 ms`.
+  static func latency(microseconds: Int) -> String {
+    "\(hundredths(Double(microseconds) / 1_000)) ms"
+  }
+}

@@ -1,0 +1,36 @@
+import Bulkhead
+import BulkheadDistribution
+import Foundation
+
+/// A study run by the host's command line (`--study NAME [--report FILE]`): says what it does
+/// as it goes, prints the table, and writes the HTML report.
+@MainActor
+struct StudySession {
+  let app: ScriptedApp
+  let command: WorkerCommand
+  let terminal: HostTerminal
+
+  func run(report: String?) async throws {
+    signal(SIGPIPE, SIG_IGN)
+    let boundaries = app.boundaries.map(\.path)
+    guard !boundaries.isEmpty else {
+      throw DistributionError.usage("\(app.name) has no boundaries to study: none of its reducers is a Scope, ifLet or forEach child")
+    }
+    // Checked before the study runs rather than after it.
+    if let report, !FileManager.default.createFile(atPath: report, contents: nil) {
+      throw DistributionError.usage("cannot write the report to \(report): check that its folder exists and is writable")
+    }
+    terminal.say(
+      "study of \(app.name): its script with every boundary in the host, then each of \(boundaries.joined(separator: ", ")) "
+        + "in a worker, killed and stalled halfway")
+    let runs = try await Study(app: app, command: command).run()
+    terminal.say(StudyTable(runs).text)
+    guard let report else { return }
+    do {
+      try StudyReport(app: app.name, runs: runs).html.write(toFile: report, atomically: true, encoding: .utf8)
+    } catch {
+      throw DistributionError.usage("cannot write the report to \(report): \(error)")
+    }
+    terminal.say("report: \(report)")
+  }
+}
