@@ -31,7 +31,7 @@ public struct WorkerCommand: Sendable {
   }
 
   /// The same workers, each spawned from the executable rather than forked from a worker
-  /// template: slower to start and larger (see "Worker templates" in the README).
+  /// template: slower to start and larger (see "Worker templates" in docs/architecture.md).
   ///
   /// ```swift
   /// let command = try WorkerCommand.executable(named: "child-worker", app: "timers").spawningEachWorker()
