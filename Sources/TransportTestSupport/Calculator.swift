@@ -53,12 +53,20 @@ package distributed actor Calculator {
 extension Calculator: ConnectionBound {
   /// `add`, `note` and `runsInTask` run on the reading thread as they are read; `record` is
   /// called directly in a task; `fail` and `hang` by name.
-  package static let directTargets: [String: DirectTarget<Calculator>] = [
-    "add(_:_:)": DirectTarget(onReadingThread: { calculator, arguments in calculator.add(try arguments.next(), try arguments.next()) }),
-    "note(_:)": DirectTarget(onReadingThread: { calculator, arguments in calculator.note(try arguments.next()) }),
-    "runsInTask()": DirectTarget(onReadingThread: { calculator, _ in calculator.runsInTask() }),
-    "record(_:)": DirectTarget { calculator, arguments in try await calculator.record(arguments.next()) },
+  package static let directTargets = [
+    addTarget,
+    DirectTarget(
+      of: { try await $0.note(0) }, onReadingThread: { calculator, arguments in calculator.note(try arguments.next()) }),
+    DirectTarget(of: { try await $0.runsInTask() }, onReadingThread: { calculator, _ in calculator.runsInTask() }),
+    DirectTarget(of: { try await $0.record(0) }) { calculator, arguments in
+      try await calculator.record(arguments.next())
+    },
   ]
+
+  /// `add(_:_:)`, also for calls from synchronous code.
+  package static let addTarget = DirectTarget<Calculator>(
+    of: { try await $0.add(0, 0) },
+    onReadingThread: { calculator, arguments in calculator.add(try arguments.next(), try arguments.next()) })
 }
 
 package struct CalculatorError: Error, CustomStringConvertible {

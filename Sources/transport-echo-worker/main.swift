@@ -8,6 +8,8 @@ import TransportTestSupport
 //   transport-echo-worker              echo
 //   transport-echo-worker --spawn PATH  start another echo worker, print its pid, then wait
 //   transport-echo-worker --actors      host a `Calculator` distributed actor
+//   transport-echo-worker --stranger    connect as a boundary worker does (control, then
+//                                       effects), with a `Calculator` where its endpoint goes
 
 let launch: WorkerLaunch
 do {
@@ -34,6 +36,16 @@ if CommandLine.arguments.dropFirst() == ["--actors"] {
   // Serve until the host closes standard input.
   while true { try await Task.sleep(for: .seconds(3600)) }
   withExtendedLifetime(calculator) {}
+}
+
+if CommandLine.arguments.dropFirst() == ["--stranger"] {
+  let system = SocketActorSystem(connection: try launch.connect())
+  let effects = try launch.connect()
+  let calculator = system.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+  // Serve until the host lets the worker go, closing its effects connection.
+  while try effects.receive() != nil {}
+  withExtendedLifetime(calculator) {}
+  exit(0)
 }
 
 FileHandle.standardOutput.write(Data("echo worker \(ProcessInfo.processInfo.processIdentifier) ready\n".utf8))

@@ -17,6 +17,8 @@ distributed actor HostEndpoint: EffectMessageEndpoint {
   /// The name the host hosts it under, which the worker knows.
   static let id = SocketActorID(number: 3)
 
+  static let deliverTarget = deliveringTarget()
+
   private let effects: WeakBox<HostEffects>
 
   init(effects: WeakBox<HostEffects>, actorSystem: SocketActorSystem) {

@@ -3,7 +3,7 @@ internal import Transport
 
 /// One end of a worker's effects connection: a distributed actor bound to the connection
 /// whose one method, `deliver(_:)`, is a message carrying a `Wire.EffectMessage`. The peer
-/// posts to it by name from synchronous code (`post(_:)`), and the reading thread runs it as
+/// posts to it from synchronous code (`post(_:)`), and the reading thread runs it as
 /// it is read. `HostEndpoint` and `WorkerEffectsEndpoint` are its two ends.
 ///
 /// ```swift
@@ -13,23 +13,31 @@ protocol EffectMessageEndpoint: ConnectionBound {
   /// The name the actor is hosted under, which the peer knows.
   static var id: SocketActorID { get }
 
+  /// `deliver(_:)`, kept by each conforming type (`deliveringTarget()`): its target is read
+  /// once per type.
+  static var deliverTarget: DirectTarget<Self> { get }
+
   /// Hands the peer's message on; it returns nothing and cannot throw, so the peer does not wait.
   distributed func deliver(_ message: Wire.EffectMessage)
 }
 
 extension EffectMessageEndpoint {
-  /// The peer posts by name (`post(_:)`).
-  static var directTargets: [String: DirectTarget<Self>] {
-    ["deliver(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.deliver(try arguments.next()) })]
+  static var directTargets: [DirectTarget<Self>] { [deliverTarget] }
+
+  /// `deliver(_:)`, run on the reading thread as it is read.
+  static func deliveringTarget() -> DirectTarget<Self> {
+    DirectTarget(of: { try await $0.deliver(.reportSettling) }, onReadingThread: { endpoint, arguments in
+      endpoint.deliver(try arguments.next())
+    })
   }
 
   /// Sends `message` to the peer's endpoint from synchronous code, without a task.
   nonisolated func post(_ message: Wire.EffectMessage) throws {
-    try actorSystem.post(Self.id, method: "deliver(_:)", arguments: Wire.encode(message))
+    try actorSystem.post(Self.id, Self.deliverTarget, each: CollectionOfOne(Wire.encode(message)))
   }
 
   /// Sends `messages` in order, in one write.
   nonisolated func post(_ messages: [Wire.EffectMessage]) throws {
-    try actorSystem.post(Self.id, method: "deliver(_:)", each: messages.lazy.map(Wire.encode))
+    try actorSystem.post(Self.id, Self.deliverTarget, each: messages.lazy.map(Wire.encode))
   }
 }

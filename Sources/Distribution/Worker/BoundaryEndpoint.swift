@@ -41,23 +41,28 @@ distributed actor BoundaryEndpoint {
 }
 
 extension BoundaryEndpoint: ConnectionBound {
-  /// The host calls both by name from its reducer's thread, without a task.
-  static let directTargets: [String: DirectTarget<BoundaryEndpoint>] = [
-    "hello()": DirectTarget { endpoint, _ in try await endpoint.hello() },
-    "handle(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.handle(try arguments.next()) }),
-  ]
+  /// The host calls both from its reducer's thread, without a task.
+  static let directTargets = [helloTarget, handleTarget]
+
+  static let helloTarget = DirectTarget<BoundaryEndpoint>(of: { try await $0.hello() }) { endpoint, _ in
+    try await endpoint.hello()
+  }
+
+  static let handleTarget = DirectTarget<BoundaryEndpoint>(
+    of: { try await $0.handle(.ping) },
+    onReadingThread: { endpoint, arguments in endpoint.handle(try arguments.next()) })
 }
 
 extension BoundaryEndpoint {
   /// What the worker serves, or why it serves nothing, asked from synchronous code on a
   /// system read by its callers.
   nonisolated func helloSynchronously() throws -> Wire.Hello {
-    try Wire.decode(Wire.Hello.self, from: actorSystem.call(Self.id, method: "hello()", arguments: []))
+    try Wire.decode(Wire.Hello.self, from: actorSystem.call(Self.id, Self.helloTarget, arguments: []))
   }
 
   /// The worker's answer to `request`, asked from synchronous code on a system read by its
   /// callers: the reducer's thread writes the call and reads the reply.
   nonisolated func handleSynchronously(_ request: Wire.Request) throws -> Wire.Answer {
-    try Wire.decode(Wire.Answer.self, from: actorSystem.call(Self.id, method: "handle(_:)", arguments: Wire.encode(request)))
+    try Wire.decode(Wire.Answer.self, from: actorSystem.call(Self.id, Self.handleTarget, arguments: Wire.encode(request)))
   }
 }

@@ -15,6 +15,8 @@ distributed actor WorkerEffectsEndpoint: EffectMessageEndpoint {
   /// The name the worker hosts it under, which the host knows.
   static let id = SocketActorID(number: 2)
 
+  static let deliverTarget = deliveringTarget()
+
   private let effects: WeakBox<WorkerEffects>
 
   init(effects: WeakBox<WorkerEffects>, actorSystem: SocketActorSystem) {

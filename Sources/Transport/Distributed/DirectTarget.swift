@@ -7,35 +7,47 @@ import Distributed
 /// a target once per connection, when the peer first names it: if the actor's type lists the
 /// method here, later calls go straight to it.
 ///
+/// Each method is named by a call through it (`DirectTarget(of:…)`), never by a string: a
+/// renamed or changed method no longer compiles here.
+///
 /// ```swift
 /// extension Counter: DirectlyCallable {
-///   static let directTargets: [String: DirectTarget<Counter>] = [
-///     "add(_:)": DirectTarget { counter, arguments in try await counter.add(arguments.next()) },
-///   ]
+///   static let addTarget = DirectTarget(of: { try await $0.add(0) }) { counter, arguments in
+///     try await counter.add(arguments.next())
+///   }
+///   static let directTargets = [addTarget]
 /// }
 /// ```
 package protocol DirectlyCallable: DistributedActor where ActorSystem == SocketActorSystem {
-  /// The methods called directly, by name and argument labels as Swift prints them: `add(_:)`.
-  static var directTargets: [String: DirectTarget<Self>] { get }
+  /// The methods called directly.
+  static var directTargets: [DirectTarget<Self>] { get }
 }
 
-/// One method of a `DirectlyCallable` actor: reads the call's arguments in order, calls the
-/// method, and lays out its result.
-package struct DirectTarget<Actor: DistributedActor>: Sendable {
+/// One method of a `DirectlyCallable` actor: the method, named by a call through it, and how
+/// a call to it is run: read its arguments in order, call it, lay out its result.
+package struct DirectTarget<Actor: DistributedActor>: Sendable where Actor.ActorSystem == SocketActorSystem {
+  /// The method, for a caller's synchronous calls and for matching the targets the peer names.
+  package let method: MethodTarget<Actor>
   let invoke: @Sendable (Actor, inout SocketInvocationDecoder) async throws -> ByteWriter?
   /// Runs the method at once on the thread that read the call; nil for a method that may wait.
   let inline: (@Sendable (Actor, inout SocketInvocationDecoder) throws -> ByteWriter?)?
 
-  /// A method that returns a value.
+  /// A method that returns a value; `call` calls it with any arguments (`{ try await $0.add(0) }`).
   package init<Result: WireCodable>(
+    of call: @escaping @Sendable (Actor) async throws -> Result,
     _ method: @escaping @Sendable (Actor, inout SocketInvocationDecoder) async throws -> Result
   ) {
+    self.method = MethodTarget(call)
     invoke = { actor, arguments in try await method(actor, &arguments).written }
     inline = nil
   }
 
   /// A method that returns nothing.
-  package init(_ method: @escaping @Sendable (Actor, inout SocketInvocationDecoder) async throws -> Void) {
+  package init(
+    of call: @escaping @Sendable (Actor) async throws -> Void,
+    _ method: @escaping @Sendable (Actor, inout SocketInvocationDecoder) async throws -> Void
+  ) {
+    self.method = MethodTarget(call)
     invoke = { actor, arguments in
       try await method(actor, &arguments)
       return nil
@@ -48,11 +60,15 @@ package struct DirectTarget<Actor: DistributedActor>: Sendable {
   /// read — no task, no hop — and sends the result from there.
   ///
   /// ```swift
-  /// "handle(_:)": DirectTarget(onReadingThread: { endpoint, arguments in endpoint.handle(try arguments.next()) })
+  /// DirectTarget(of: { try await $0.handle(.ping) }, onReadingThread: { endpoint, arguments in
+  ///   endpoint.handle(try arguments.next())
+  /// })
   /// ```
   package init<Result: WireCodable>(
+    of call: @escaping @Sendable (Actor) async throws -> Result,
     onReadingThread method: @escaping @Sendable (isolated Actor, inout SocketInvocationDecoder) throws -> Result
   ) {
+    self.method = MethodTarget(call)
     invoke = { actor, arguments in
       let call = arguments
       return try await actor.whenLocal { actor in
@@ -65,7 +81,11 @@ package struct DirectTarget<Actor: DistributedActor>: Sendable {
 
   /// A synchronous method that returns nothing, of an actor bound to its connection: a
   /// message, run on the thread that reads it.
-  package init(onReadingThread method: @escaping @Sendable (isolated Actor, inout SocketInvocationDecoder) throws -> Void) {
+  package init(
+    of call: @escaping @Sendable (Actor) async throws -> Void,
+    onReadingThread method: @escaping @Sendable (isolated Actor, inout SocketInvocationDecoder) throws -> Void
+  ) {
+    self.method = MethodTarget(call)
     invoke = { actor, arguments in
       let call = arguments
       try await actor.whenLocal { actor in
@@ -113,42 +133,41 @@ extension SocketInvocationDecoder {
 enum TargetResolution: Sendable {
   /// Through `executeDistributedTarget`, by the target's mangled name.
   case byName
-  /// A method named by `SocketActorSystem.call(_:method:arguments:)` or `post` that the actor
-  /// does not list.
-  case unknown
+  /// Not a method of the actor: the reason, for the caller.
+  case refused(String)
   /// Straight to the method: the closures check the actor's type, so a resolution made for
   /// one actor never runs on another's.
   case direct(DirectInvocation)
 
-  /// What starts the name of a target called by method name rather than by mangled name;
-  /// mangled names start with `$`.
-  static let namedPrefix = "#"
-
-  /// How calls by method name (`add(_:_:)`) on actors of `actor`'s type are made.
-  static func resolve(method: String, on actor: any DistributedActor) -> TargetResolution {
-    guard let callable = actor as? any DirectlyCallable else { return .unknown }
-    return resolveDirect(method: method, on: callable)
-  }
-
-  private static func resolveDirect<Actor: DirectlyCallable>(method: String, on _: Actor) -> TargetResolution {
-    guard let direct = Actor.directTargets[method] else { return .unknown }
-    return .direct(DirectInvocation(direct, named: method))
-  }
-
-  /// How calls to `target` on actors of `actor`'s type are made.
-  static func resolve(_ target: RemoteCallTarget, on actor: any DistributedActor) -> TargetResolution {
-    guard let callable = actor as? any DirectlyCallable else { return .byName }
-    return resolveDirect(target, on: callable)
-  }
-
-  private static func resolveDirect<Actor: DirectlyCallable>(_ target: RemoteCallTarget, on _: Actor) -> TargetResolution {
-    // Swift prints a target as `Module.Type.method(labels:)`.
-    let prefix = String(reflecting: Actor.self) + "."
-    let name = target.description
-    guard name.hasPrefix(prefix), let direct = Actor.directTargets[String(name.dropFirst(prefix.count))] else {
-      return .byName
+  /// How calls to `target` on actors of `actor`'s type are made; `system` reads the targets
+  /// of the methods the type lists.
+  static func resolve(_ target: RemoteCallTarget, on actor: any DistributedActor, using system: SocketActorSystem)
+    -> TargetResolution
+  {
+    if let callable = actor as? any DirectlyCallable, let direct = resolveDirect(target, on: callable, using: system) {
+      return direct
     }
-    return .direct(DirectInvocation(direct, named: name))
+    // Swift prints a target as `Module.Type.method(labels:)`. A method of another type, from a
+    // peer built from other code, must not run on this actor.
+    let type = String(reflecting: Swift.type(of: actor))
+    guard target.description.hasPrefix(type + ".") else {
+      return .refused("\(type) has no distributed method \(target.description)")
+    }
+    return .byName
+  }
+
+  private static func resolveDirect<Actor: DirectlyCallable>(
+    _ target: RemoteCallTarget, on _: Actor, using system: SocketActorSystem
+  ) -> TargetResolution? {
+    for direct in Actor.directTargets {
+      do {
+        guard try direct.method.target(using: system).identifier == target.identifier else { continue }
+      } catch {
+        return .refused("\(error)")
+      }
+      return .direct(DirectInvocation(direct, named: target.description))
+    }
+    return nil
   }
 }
 
@@ -158,7 +177,8 @@ struct DirectInvocation: Sendable {
   /// For a method run on the reading thread (`DirectTarget(onReadingThread:)`).
   let inline: (@Sendable (any DistributedActor, inout SocketInvocationDecoder) throws -> ByteWriter?)?
 
-  init<Actor: DistributedActor>(_ target: DirectTarget<Actor>, named name: String) {
+  init<Actor: DistributedActor>(_ target: DirectTarget<Actor>, named name: String)
+  where Actor.ActorSystem == SocketActorSystem {
     @Sendable func typed(_ actor: any DistributedActor) throws -> Actor {
       guard let actor = actor as? Actor else { throw RemoteCallError.remote("\(name) called on \(type(of: actor))") }
       return actor

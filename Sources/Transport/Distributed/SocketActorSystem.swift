@@ -17,7 +17,7 @@ import Synchronization
 /// side start on the other in the order they were sent.
 ///
 /// A system whose connection is `.byCaller` has no reading thread: a call writes its request
-/// and reads the reply on the calling thread, so a synchronous caller (`call(_:method:arguments:)`)
+/// and reads the reply on the calling thread, so a synchronous caller (`call(_:_:arguments:)`)
 /// pays no thread hop and no wake-up. Such a system only calls; it hosts no actors the peer
 /// could reach.
 ///
@@ -258,6 +258,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   package func hosting<Actor: DistributedActor>(
     _ id: SocketActorID, _ make: (SocketActorSystem) -> Actor
   ) -> Actor where Actor.ID == SocketActorID {
+    precondition(id != .standIn, "the stand-in of method targets is never hosted")
     let actor = make(self)
     state.withLock { state in
       state.actors.removeValue(forKey: actor.id)
@@ -283,6 +284,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type, returning: Success.Type
   ) async throws -> Success where Actor.ID == SocketActorID {
+    guard actor.id != .standIn else { throw ReachedTarget(identifier: target.identifier) }
     var reader = ByteReader(try await call(actor.id, target: target, arguments: invocation.arguments.bytes))
     let value = try Success(from: &reader)
     guard reader.isAtEnd else { throw TransportError.malformed("bytes left over after the result of \(target)") }
@@ -293,6 +295,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     on actor: Actor, target: RemoteCallTarget, invocation: inout SocketInvocationEncoder,
     throwing: Failure.Type
   ) async throws where Actor.ID == SocketActorID {
+    guard actor.id != .standIn else { throw ReachedTarget(identifier: target.identifier) }
     // Nothing can come back from a method that returns nothing and cannot throw: a message.
     guard Failure.self != Never.self else {
       return try post(actor.id, target: target, arguments: invocation.arguments.bytes)
@@ -330,35 +333,33 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     }
   }
 
-  // MARK: Calls by method name, from synchronous code
+  // MARK: Calls from synchronous code
 
-  /// Calls `method` (its name and labels, `handle(_:)`) of the `DirectlyCallable` actor `actor`
-  /// on the peer and returns the result's bytes, from synchronous code and without a task: the
-  /// call is written and its reply read on this thread. For a system read by its callers.
+  /// Calls the method `target` of the `DirectlyCallable` actor `actor` on the peer and returns
+  /// the result's bytes, from synchronous code and without a task: the call is written and its
+  /// reply read on this thread. For a system read by its callers.
   ///
-  /// The peer's actor runs the method just as for a call through a distributed method; this
-  /// side skips the distributed thunk, which needs a task, and a task started from synchronous
-  /// code either waits for another thread or runs nested in the caller's job.
-  package func call(_ actor: SocketActorID, method: String, arguments: [UInt8]) throws -> [UInt8] {
-    precondition(reading == .byCaller, "a call by method name needs a system read by its callers")
+  /// The peer's actor runs the method just as for a call through the distributed method, by
+  /// the same target; this side skips the distributed thunk, which needs a task, and a task
+  /// started from synchronous code either waits for another thread or runs nested in the
+  /// caller's job.
+  package func call<Actor>(_ actor: SocketActorID, _ target: DirectTarget<Actor>, arguments: [UInt8]) throws -> [UInt8] {
+    precondition(reading == .byCaller, "a synchronous call needs a system read by its callers")
+    let method = try target.method.target(using: self)
     let id = state.withLock { state -> UInt64 in
       state.nextCall += 1
       return state.nextCall
     }
-    return try callReadingReply(
-      id, actor, target: TargetResolution.namedPrefix + method, named: method, arguments: arguments)
+    return try callReadingReply(id, actor, target: method.identifier, named: method.description, arguments: arguments)
   }
 
-  /// Sends the message `method` (its name and labels) to the `DirectlyCallable` actor `actor`
-  /// on the peer, from any thread and without a task: it is written here, and not answered.
-  package func post(_ actor: SocketActorID, method: String, arguments: [UInt8]) throws {
-    try post(actor, method: method, each: CollectionOfOne(arguments))
-  }
-
-  /// Sends the message `method` once for each arguments in `each`, in order, in one write.
-  package func post(_ actor: SocketActorID, method: String, each: some Collection<[UInt8]>) throws {
+  /// Sends the message `target` (a method that returns nothing and cannot throw) to the
+  /// `DirectlyCallable` actor `actor` on the peer, once for each arguments in `each`, in order,
+  /// in one write: from any thread and without a task, and not answered.
+  package func post<Actor>(_ actor: SocketActorID, _ target: DirectTarget<Actor>, each: some Collection<[UInt8]>) throws {
+    let method = try target.method.target(using: self)
     do {
-      try write(calls: 0, actor, target: TargetResolution.namedPrefix + method, each: each)
+      try write(calls: 0, actor, target: method.identifier, each: each)
     } catch {
       throw RemoteCallError.peerDisconnected
     }
@@ -551,7 +552,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     guard let actor = state.withLock({ $0.actors[id] }) else { throw RemoteCallError.remote("No actor \(id).") }
     var decoder = SocketInvocationDecoder(arguments: arguments)
     let target = RemoteCallTarget(target)
-    let resolution = state.withLock { $0.local[target.identifier] } ?? TargetResolution.resolve(target, on: actor)
+    let resolution =
+      state.withLock { $0.local[target.identifier] } ?? TargetResolution.resolve(target, on: actor, using: self)
     state.withLock { $0.local[target.identifier] = resolution }
     if direct, case let .direct(target) = resolution {
       _ = try await target.invoke(actor, &decoder)
@@ -582,8 +584,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     do {
       let resolution = known.resolution ?? resolve(call.target, known.name, on: actor)
       switch resolution {
-      case .unknown:
-        throw RemoteCallError.remote("\(type(of: actor)) has no direct method \(known.name.dropFirst())")
+      case let .refused(reason):
+        throw RefusedCall(description: reason)
       case let .direct(target):
         answer(call, with: try await target.invoke(actor, &decoder))
       case .byName:
@@ -636,13 +638,15 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
 
   /// Decides once how calls to target `number` are made, and remembers it.
   private func resolve(_ number: UInt64, _ name: String, on actor: any DistributedActor) -> TargetResolution {
-    let resolution =
-      name.hasPrefix(TargetResolution.namedPrefix)
-      ? TargetResolution.resolve(method: String(name.dropFirst()), on: actor)
-      : TargetResolution.resolve(RemoteCallTarget(name), on: actor)
+    let resolution = TargetResolution.resolve(RemoteCallTarget(name), on: actor, using: self)
     state.withLock { $0.targets[number]?.resolution = resolution }
     return resolution
   }
+}
+
+/// A call to a method the actor does not have; the caller reads the reason as it is.
+private struct RefusedCall: Error, CustomStringConvertible {
+  let description: String
 }
 
 /// Payload bytes written and read by a system.
