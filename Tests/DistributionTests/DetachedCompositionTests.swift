@@ -124,7 +124,7 @@ import Transport
     defer { compose.cleanUp() }
     let up = try compose.start("up", "timers", compose.placement("timers pool 8"))
     let first = try #require(Self.workers(in: try compose.waitForHostLog("timers") { !Self.workers(in: $0).isEmpty }).first)
-    let host = try #require(Self.parent(of: first))
+    let host = try #require(parent(of: first))
     kill(host, SIGTERM)
     _ = try await up.finish()
     #expect(ProcessWatch.waitForExit(of: host, milliseconds: 15_000))
@@ -145,15 +145,6 @@ import Transport
       guard words.count == 5, words[0] == "[event]", words[1] == "worker", words[3...] == ["serves", "timers"] else { return nil }
       return Int32(words[2])
     }
-  }
-
-  /// The parent of process `pid`, from /proc; nil once it is gone.
-  private static func parent(of pid: Int32) -> Int32? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let afterName = stat.range(of: ") ", options: .backwards)
-    else { return nil }
-    // After the name: the state, then the parent's pid.
-    return stat[afterName.upperBound...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
   }
 
   @Test func logsShowEachBoundarysLinesByNameAndFollowThemUntilDown() async throws {
