@@ -18,7 +18,11 @@ do {
 // Ctrl-C in a terminal reaches the whole process group; the host decides when workers stop.
 signal(SIGINT, SIG_IGN)
 let lifecycle = RelayLifecycle(seed: options.seed)
-EndingSignals.handle([SIGTERM, SIGHUP]) { lifecycle.end(because: "signal \($0)") }
+do {
+  try EndingSignals.handle([SIGTERM, SIGHUP]) { lifecycle.end(because: "signal \($0)") }
+} catch {
+  report("cannot watch for signals (\(error)); a signal will end the relay without cleanup")
+}
 // `WorkerLaunch` exits the process when the host closes standard input; clean up then too.
 atexit { lifecycle.cleanUp() }
 

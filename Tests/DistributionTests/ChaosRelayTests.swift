@@ -315,6 +315,8 @@ struct RelayedComposition {
   let composition: Composition
   let events = Events()
   let relays = RelayOutput(echo: ProcessInfo.processInfo.environment["BULKHEAD_CHAOS_LOG"] == "1")
+  /// Every relay, seen as it started.
+  let started = SeenProcesses()
 
   /// Starts `app` with `placement`, its relays given `options`. Each launch gets the next
   /// seed from `seed`, so that restarts do not repeat the same damage, and a run with the same
@@ -332,7 +334,11 @@ struct RelayedComposition {
     }
     composition = try Composition(
       root: example.root(), placement: Placement(parsing: placement, file: "\(app).placement"), command: command,
-      restartPolicy: RestartPolicy(maximumRestarts: 10_000, within: .seconds(1)), onEvent: events.append,
+      restartPolicy: RestartPolicy(maximumRestarts: 10_000, within: .seconds(1)),
+      onEvent: { [events, started] event in
+        if let pid = Self.relay(startedBy: event) { started.note(pid) }
+        events.append(event)
+      },
       onOutput: relays.append)
   }
 
@@ -342,21 +348,24 @@ struct RelayedComposition {
   func shutDownLeavingNothing() -> Int {
     let socketDirectory = composition.socketDirectory
     composition.shutdown()
-    let relayPIDs = events.all.compactMap { event -> Int32? in
-      switch event {
-      case let .workerStarted(_, pid), let .workerRestarted(_, pid, _): pid
-      default: nil
-      }
-    }
-    // By pid, so only the latest: a long soak starts more processes than there are pids, and
-    // an old pid may name someone else's process by now. `childRelays()` sees every relay.
-    #expect(allExited(relayPIDs.suffix(200)), "a relay outlived shutdown")
-    #expect(allExited(relays.workers.suffix(200).map(\.pid)), "a worker behind a relay outlived shutdown")
+    let relayPIDs = events.all.compactMap(Self.relay(startedBy:))
+    #expect(started.all.allSatisfy { $0.waitForExit(milliseconds: 5_000) }, "a relay outlived shutdown")
+    #expect(
+      relays.workers.compactMap(\.process).allSatisfy { $0.waitForExit(milliseconds: 5_000) },
+      "a worker behind a relay outlived shutdown")
     #expect(childRelays().isEmpty, "relays still children of the host: \(childRelays())")
     for directory in relays.workers.map(\.directory) + [socketDirectory].compactMap({ $0 }) {
       #expect(!FileManager.default.fileExists(atPath: directory), "\(directory) was left behind")
     }
     return relayPIDs.count
+  }
+
+  /// The pid of the relay `event` says started, if it says one did.
+  private nonisolated static func relay(startedBy event: BoundaryEvent) -> Int32? {
+    switch event {
+    case let .workerStarted(_, pid), let .workerRestarted(_, pid, _): pid
+    default: nil
+    }
   }
 }
 
@@ -366,12 +375,8 @@ func childRelays() -> [Int32] {
   let me = getpid()
   let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
   return entries.compactMap(Int32.init).filter { pid in
-    // "pid (comm) state ppid …": the command may hold spaces, so read it between the brackets.
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
-    else { return false }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    return stat[stat.index(after: open)..<close] == "chaos-relay" && fields.count > 1 && Int32(fields[1]) == me
+    guard let status = processStatus(of: pid) else { return false }
+    return status.name == "chaos-relay" && status.fields.count > 1 && Int32(status.fields[1]) == me
   }
 }
 
@@ -379,7 +384,8 @@ func childRelays() -> [Int32] {
 /// summaries' frame and mutation counts.
 final class RelayOutput: Sendable {
   struct Worker: Sendable {
-    let pid: Int32
+    /// Seen as the relay named it; nil if it had exited by then.
+    let process: SeenProcess?
     let directory: String
   }
 
@@ -409,7 +415,8 @@ final class RelayOutput: Sendable {
       return Int(words[index + 1].trimmingCharacters(in: .punctuationCharacters))
     }
     if let pid = number(after: "worker"), let directory = words.last, line.text.contains("socket directory") {
-      state.withLock { $0.workers.append(Worker(pid: Int32(pid), directory: String(directory))) }
+      let worker = Worker(process: SeenProcess(pid: Int32(pid)), directory: String(directory))
+      state.withLock { $0.workers.append(worker) }
     }
     if let seed = number(after: "seed"), let frames = number(after: "relayed"), let mutated = number(after: "mutated") {
       state.withLock { state in

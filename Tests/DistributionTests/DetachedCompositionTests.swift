@@ -115,6 +115,39 @@ import Transport
     #expect(!FileManager.default.fileExists(atPath: (run.controlSocket as NSString).deletingLastPathComponent))
   }
 
+  /// A stop signal that comes while the host is still starting its workers is neither lost
+  /// nor the end of the host without its clean-up: once the host can stop, it does, and leaves
+  /// no worker, socket directory or run file behind.
+  @Test func aSignalWhileTheHostStartsItsWorkersStopsItOnceUpAndLeavesNothingBehind() async throws {
+    // Each worker spawned, not forked: the eight take long enough to start that the signal
+    // comes between the first and the last.
+    let compose = try Compose(environment: ["BULKHEAD_ZYGOTE": "off"])
+    defer { compose.cleanUp() }
+    let up = try compose.start("up", "timers", compose.placement("timers pool 8"))
+    let first = try #require(Self.workers(in: try compose.waitForHostLog("timers") { !Self.workers(in: $0).isEmpty }).first)
+    let host = try #require(parent(of: first))
+    kill(host, SIGTERM)
+    _ = try await up.finish()
+    #expect(ProcessWatch.waitForExit(of: host, milliseconds: 15_000))
+    let log = compose.hostLog("timers")
+    #expect(log.contains("host: SIGTERM, stopping the workers"), "\(log)")
+    #expect(allExited(Self.workers(in: log)))
+    #expect(!FileManager.default.fileExists(atPath: compose.runFile("timers")))
+    let sockets = try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter {
+      $0.hasPrefix("\(SocketDirectory.namePrefix)\(host)-")
+    }
+    #expect(sockets.isEmpty)
+  }
+
+  /// The pids of the workers a host's log says serve the timers app.
+  private static func workers(in log: String) -> [Int32] {
+    log.split(separator: "\n").compactMap { line in
+      let words = line.split(separator: " ")
+      guard words.count == 5, words[0] == "[event]", words[1] == "worker", words[3...] == ["serves", "timers"] else { return nil }
+      return Int32(words[2])
+    }
+  }
+
   @Test func logsShowEachBoundarysLinesByNameAndFollowThemUntilDown() async throws {
     let compose = try Compose()
     defer { compose.cleanUp() }
@@ -287,6 +320,24 @@ struct Compose {
       try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(returning: finishSynchronously()) }
       }
+    }
+  }
+
+  /// What the detached host of `app` has written once `ready` holds of it. The host writes as
+  /// it goes: the run directory is watched, and the log read again at each change, up to a
+  /// deadline.
+  func waitForHostLog(_ app: String, until ready: (String) -> Bool) throws -> String {
+    let directory = try RunDirectory.open(creating: true, at: "\(runtime.path)/bulkhead-\(getuid())")
+    // Watched before the log is read: a line written in between wakes the wait.
+    let changes = try FileWatch(path: directory.path, for: UInt32(IN_CREATE | IN_MODIFY))
+    defer { changes.close() }
+    let deadline = ContinuousClock.now + .seconds(15)
+    while true {
+      let log = hostLog(app)
+      if ready(log) { return log }
+      let left = ContinuousClock.now.duration(to: deadline)
+      guard left > .zero else { throw CommandFailed(result: Result(status: 0, output: log, error: "not in the log")) }
+      changes.wait(milliseconds: left.wholeMilliseconds)
     }
   }
 

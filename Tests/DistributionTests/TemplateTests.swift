@@ -92,15 +92,6 @@ import Transport
   }
 }
 
-/// The parent pid of process `pid`, from /proc; nil once it is gone.
-private func parent(of pid: Int32) -> Int32? {
-  guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-    let end = stat.lastIndex(of: ")")
-  else { return nil }
-  // After the name in parentheses: the state, then the parent's pid.
-  return stat[stat.index(after: end)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
-}
-
 /// The arguments of process `pid`, from /proc.
 private func commandLine(of pid: Int32) -> [String] {
   guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return [] }

@@ -43,12 +43,15 @@ func openDescriptors() -> [Int32: String] {
 /// The number of threads of this process.
 func threadCount() -> Int { procEntries("/proc/self/task").count }
 
-/// Whether `pid` is still a child of this process that nobody has reaped: running, or a
-/// zombie. Looks without reaping it (WNOWAIT), so it takes nothing from Foundation's reaper.
-func isUnreapedChild(_ pid: pid_t) -> Bool {
+/// Whether the child process that `pidfd` names has been reaped. Asked by pidfd, not by pid:
+/// the kernel gives a reaped child's pid to a later process, and under load the numbers wrap
+/// within a long test, so by then the pid may name another child of this process, running.
+/// Looks without reaping (WNOWAIT), so it takes nothing from the runtime's reaper.
+func hasBeenReaped(pidfd: Int32) -> Bool {
   var info = siginfo_t()
-  let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
-  return !(result == -1 && errno == ECHILD)
+  // P_PIDFD, which Glibc declares only under _GNU_SOURCE.
+  let byPidfd = idtype_t(rawValue: 3)
+  return waitid(byPidfd, id_t(pidfd), &info, WEXITED | WNOHANG | WNOWAIT) == -1 && errno == ECHILD
 }
 
 /// Something that happens once, with a value, and a way to wait for it without polling.

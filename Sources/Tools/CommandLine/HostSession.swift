@@ -12,7 +12,8 @@ final class HostSession {
   let placement: Placement
   private let whenStopped: @Sendable () -> Void
   private let trace: TraceWriter?
-  private var signals: [any DispatchSourceSignal] = []
+  private let stops: StopSignals
+  private var timingsSignal: (any DispatchSourceSignal)?
 
   /// A session whose workers' output and events also go to `boundaryLog`, if given, and that
   /// runs `whenStopped` once its workers are stopped, however it stops. `trace`, a path, is
@@ -25,6 +26,8 @@ final class HostSession {
     self.terminal = terminal
     self.placement = placement
     self.whenStopped = whenStopped
+    // Before any worker starts: a stop signal that comes while they do is kept for `run`.
+    stops = try StopSignals()
     signal(SIGPIPE, SIG_IGN)
     let trace = try trace.map { try TraceWriter(path: $0, host: app.name) }
     self.trace = trace
@@ -38,18 +41,7 @@ final class HostSession {
         terminal.say("  [\($0.boundary) \($0.worker) \($0.stream.rawValue)] \($0.text)")
         boundaryLog?.record($0)
       })
-    signals = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map(stop(on:named:))
-    signals.append(sayTimingsOnSIGUSR1())
-  }
-
-  /// Ctrl-C, SIGTERM and SIGHUP (the terminal closed) stop the workers and remove the sockets
-  /// before the host exits, with the shell's status for death by that signal.
-  private func stop(on number: Int32, named name: String) -> any DispatchSourceSignal {
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { @Sendable [self] in end(saying: "host: \(name), stopping the workers", status: 128 + number) }
-    source.resume()
-    return source
+    timingsSignal = sayTimingsOnSIGUSR1()
   }
 
   /// Says `message` and the timings, stops the workers, removes the sockets, ends the trace,
@@ -101,7 +93,9 @@ final class HostSession {
   }
 
   /// Prints the process tree, runs the app's script, says what crossed each boundary, and
-  /// stops the workers.
+  /// stops the workers. Ctrl-C, SIGTERM or SIGHUP, from the start of the session until the
+  /// script ends, stop the workers and remove the sockets (and the run file) before the host
+  /// exits, with the shell's status for death by that signal.
   func run(hold: Bool) async {
     await run { app, context, log in await app.run(within: context, hold: hold, log: log) }
   }
@@ -110,6 +104,9 @@ final class HostSession {
   func run(
     _ script: (ScriptedApp, BoundaryContext, _ log: @escaping @Sendable (String) -> Void) async -> Void
   ) async {
+    stops.arm { [self] number in
+      end(saying: "host: \(StopSignals.name(of: number)), stopping the workers", status: 128 + number)
+    }
     let pid = ProcessInfo.processInfo.processIdentifier
     terminal.say(
       "app \(app.name): host pid \(pid), placement \(placement.file), sockets in \(composition.socketDirectory ?? "none")")
@@ -119,11 +116,12 @@ final class HostSession {
     }
     if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
     await script(app, composition.boundaryContext) { [terminal] in terminal.say($0) }
+    stops.disarm()
     sayWhatCrossed()
     Self.sayTimings(of: composition, to: terminal)
     composition.shutdown()
     Self.finish(trace, saying: terminal)
     whenStopped()
-    for source in signals { source.cancel() }
+    timingsSignal?.cancel()
   }
 }
