@@ -124,10 +124,12 @@ import Transport
     let compose = try Compose(environment: ["BULKHEAD_ZYGOTE": "off"])
     defer { compose.cleanUp() }
     let up = try compose.start("up", "timers", compose.placement("timers pool 8"))
-    let first = try #require(Self.workers(in: try compose.waitForHostLog("timers") { !Self.workers(in: $0).isEmpty }).first)
-    let host = try #require(parent(of: first))
+    let started = try compose.waitForHostLog("timers") { !Self.workers(in: $0).isEmpty }
+    // The host started the worker, so it is its parent; it has no run file yet.
+    let host = try #require(Self.workers(in: started).first.flatMap(parent(of:)))
     kill(host, SIGTERM)
     _ = try await up.finish()
+    // It stops once its workers have started, within their start-up deadline.
     #expect(ProcessWatch.waitForExit(of: host, milliseconds: 15_000))
     let log = compose.hostLog("timers")
     #expect(log.contains("host: SIGTERM, stopping the workers"), "\(log)")
@@ -143,7 +145,9 @@ import Transport
   private static func workers(in log: String) -> [Int32] {
     log.split(separator: "\n").compactMap { line in
       let words = line.split(separator: " ")
-      guard words.count == 5, words[0] == "[event]", words[1] == "worker", words[3...] == ["serves", "timers"] else { return nil }
+      guard words.count == 5, words[0] == "[event]", words[1] == "worker", words[3...] == ["serves", "timers"] else {
+        return nil
+      }
       return Int32(words[2])
     }
   }
