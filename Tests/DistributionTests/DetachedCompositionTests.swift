@@ -292,9 +292,16 @@ struct Compose {
   func start(_ arguments: String...) throws -> Running { try start(arguments) }
 
   private func start(_ arguments: [String]) throws -> Running {
+    try bash([Self.script.path] + arguments)
+  }
+
+  /// Starts bash with `arguments` in `directory` (the current one if nil), in this
+  /// environment, its output kept.
+  func bash(_ arguments: [String], in directory: URL? = nil) throws -> Running {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = [Self.script.path] + arguments
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     let error = Pipe()

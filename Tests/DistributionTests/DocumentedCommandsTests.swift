@@ -163,17 +163,7 @@ extension Compose {
   /// Runs the compose.sh command `command` with bash in `directory`, `./compose.sh` being this
   /// checkout's; one that runs past two minutes is sent SIGTERM, which a host ends on.
   func shell(_ command: String, in directory: URL) throws -> Result {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
     let line = "timeout 120 '\(Self.script.path)'" + command.dropFirst("./compose.sh".count)
-    process.arguments = ["-c", line]
-    process.currentDirectoryURL = directory
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let output = Pipe()
-    let error = Pipe()
-    (process.standardOutput, process.standardError) = (output, error)
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return Running(process: process, output: output, error: error).finishSynchronously()
+    return try bash(["-c", line], in: directory).finishSynchronously()
   }
 }
