@@ -86,13 +86,18 @@ final class ListenerLoop: @unchecked Sendable {
   private func read(_ descriptors: ArraySlice<pollfd>) {
     let arrived = ContinuousClock.now
     for ready in descriptors where ready.revents != 0 {
-      guard let connection = connections[ready.fd],
-        case let .ended(error) = connection.readAvailable(at: arrived)
-      else { continue }
-      if let error { report(.dropped(peer: connection.peer, error: error)) }
-      connection.end(error)
-      connections[ready.fd] = nil
+      guard let connection = connections[ready.fd] else { continue }
+      _ = readOrEnd(connection, at: ready.fd, arrived)
     }
+  }
+
+  /// Reads what `connection` holds; if it ended, ends it and forgets it. Says whether it ended.
+  private func readOrEnd(_ connection: PolledConnection, at descriptor: Int32, _ now: ContinuousClock.Instant) -> Bool {
+    guard case let .ended(error) = connection.readAvailable(at: now) else { return false }
+    if let error { report(.dropped(peer: connection.peer, error: error)) }
+    connection.end(error)
+    connections[descriptor] = nil
+    return true
   }
 
   /// Reads whatever the connections hold, without waiting: at the limit, a connection whose
@@ -123,17 +128,9 @@ final class ListenerLoop: @unchecked Sendable {
   private func closeLate(at now: ContinuousClock.Instant) {
     for (descriptor, connection) in connections {
       connection.handlers.expire(now)
-      guard connection.due <= now else { continue }
-      if case let .ended(error) = connection.readAvailable(at: now) {
-        if let error { report(.dropped(peer: connection.peer, error: error)) }
-        connection.end(error)
-        connections[descriptor] = nil
-        continue
-      }
-      guard connection.due <= now else { continue }
-      let overdue = connection.overdue
-      report(overdue)
-      let waited = if case .idle = overdue { limits.idleDeadline } else { limits.readDeadline }
+      guard connection.due <= now, !readOrEnd(connection, at: descriptor, now), connection.due <= now else { continue }
+      let (event, waited) = connection.overdue
+      report(event)
       connection.end(.timedOut(path: listener.path, milliseconds: waited.wholeMilliseconds))
       connections[descriptor] = nil
     }

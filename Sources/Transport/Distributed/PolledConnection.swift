@@ -35,11 +35,11 @@ final class PolledConnection {
   /// What the peer has sent of a request that has not come whole.
   var received: Int { reader.bufferedByteCount }
 
-  /// Why the connection is closed once it is due.
-  var overdue: ListenerEvent {
+  /// Why the connection is closed once it is due, and the deadline it passed.
+  var overdue: (event: ListenerEvent, deadline: Duration) {
     requestBegan == nil
-      ? .idle(peer: peer, after: limits.idleDeadline)
-      : .timedOut(peer: peer, deadline: limits.readDeadline, received: received)
+      ? (.idle(peer: peer, after: limits.idleDeadline), limits.idleDeadline)
+      : (.timedOut(peer: peer, deadline: limits.readDeadline, received: received), limits.readDeadline)
   }
 
   /// Takes what the socket holds, without waiting, and hands each whole frame to the system.
