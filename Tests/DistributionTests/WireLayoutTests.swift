@@ -26,22 +26,26 @@ import TransportTestSupport
     .ran(Wire.Outcome(baseVersion: 2, version: 3, patch: .fields(["count": .whole([4])]), effect: effect)),
     .ran(Wire.Outcome(baseVersion: 1, version: 1, patch: nil, effect: .none)), .stale(version: 12), .dropped, .failed("no such slot ✗"),
   ]
-  static let effectMessages: [Wire.EffectMessage] = [
-    .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40, tookOutcome: true),
+  static let hostMessages: [Wire.HostMessage] = [
+    .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40, tookOutcome: true), .woke(token: 7),
+    .reportSettling, .ping(token: 3), .answer(token: 1, .answered([4, 5], warnings: ["careful", ""])),
+    .answer(token: 2, .refused("no such key ✗")),
+  ]
+  static let workerMessages: [Wire.WorkerMessage] = [
     .action(run: 3, sequence: 4, bytes: [5, 6], outcome: nil),
     .action(
       run: 3, sequence: 5, bytes: [7],
       outcome: Wire.Outcome(baseVersion: 8, version: 9, patch: .fields(["n": .whole([1])]), effect: effect)),
-    .finished(run: 5, lastAction: 8), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .woke(token: 7), .settled(count: 9), .reportSettling, .ping(token: 3), .pong(token: 3),
-    .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
-    .answer(token: 1, .answered([4, 5], warnings: ["careful", ""])), .answer(token: 2, .refused("no such key ✗")),
+    .finished(run: 5, lastAction: 8), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .settled(count: 9),
+    .pong(token: 3), .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
     .warning(run: 3, message: "a warning"),
   ]
 
   @Test func everyMessageReadsBackWhatItWrote() throws {
     for request in Self.requests { #expect(try roundTrip(request) == request) }
     for reply in Self.replies { #expect(try roundTrip(reply) == reply) }
-    for message in Self.effectMessages { #expect(try roundTrip(message) == message) }
+    for message in Self.hostMessages { #expect(try roundTrip(message) == message) }
+    for message in Self.workerMessages { #expect(try roundTrip(message) == message) }
     let hellos: [Wire.Hello] = [
       .serving(Wire.Greeting(boundary: "counter1", state: "A.State", action: "A.Action")),
       .refusing(.unknownApp("two-countrs", apps: ["two-counters", "timers ✗"])),
@@ -51,6 +55,19 @@ import TransportTestSupport
     for hello in hellos { #expect(try roundTrip(hello) == hello) }
     let answer = Wire.Answer(warnings: ["✗ warned", ""], reply: .pong)
     #expect(try roundTrip(answer) == answer)
+  }
+
+  /// Each side reads only the messages the other may send it: a message of the wrong
+  /// direction is refused as such, not taken for damage or for a message of this side.
+  @Test func aMessageOfTheOtherDirectionIsRefused() {
+    for message in Self.hostMessages {
+      let error = #expect(throws: DistributionError.self) { try Wire.decode(Wire.WorkerMessage.self, from: Wire.encode(message)) }
+      #expect(error.map { "\($0)" }?.contains("only the host sends") == true, "\(message)")
+    }
+    for message in Self.workerMessages {
+      let error = #expect(throws: DistributionError.self) { try Wire.decode(Wire.HostMessage.self, from: Wire.encode(message)) }
+      #expect(error.map { "\($0)" }?.contains("only a worker sends") == true, "\(message)")
+    }
   }
 
   /// With the host's dependencies unchanged, an action's request costs one byte more than it
@@ -90,7 +107,7 @@ import TransportTestSupport
     var generator = SeededGenerator(seed: 4)
     let valid =
       Self.replies.map { Wire.encode($0) } + Self.requests.map { Wire.encode($0) }
-      + Self.effectMessages.map { Wire.encode($0) }
+      + Self.hostMessages.map { Wire.encode($0) } + Self.workerMessages.map { Wire.encode($0) }
     var rejected = 0
     for round in 0..<20_000 {
       var bytes: [UInt8]
@@ -105,7 +122,8 @@ import TransportTestSupport
       for decode in [
         { _ = try Wire.decode(Wire.Request.self, from: $0) },
         { _ = try Wire.decode(Wire.Reply.self, from: $0) },
-        { _ = try Wire.decode(Wire.EffectMessage.self, from: $0) },
+        { _ = try Wire.decode(Wire.HostMessage.self, from: $0) },
+        { _ = try Wire.decode(Wire.WorkerMessage.self, from: $0) },
       ] as [([UInt8]) throws -> Void] {
         do {
           try decode(bytes)

@@ -61,7 +61,7 @@ final class HostEffects: Sendable {
 
     /// Why `message` shows that effect actions went missing on the way, if it does: the worker
     /// numbers them one after another, and says at the end of each body how far it got.
-    mutating func missingActions(noticedBy message: Wire.EffectMessage) -> String? {
+    mutating func missingActions(noticedBy message: Wire.WorkerMessage) -> String? {
       switch message {
       case let .action(_, sequence, _, _):
         defer { lastAction = sequence }
@@ -168,7 +168,7 @@ final class HostEffects: Sendable {
           self.send(.cancel(run: run), for: executor)
         }
         // Cancelled: the actions still queued are dropped, and the worker hears so.
-        let dropped = deliveries.end().compactMap { delivery -> Wire.EffectMessage? in
+        let dropped = deliveries.end().compactMap { delivery -> Wire.HostMessage? in
           guard case let .action(sequence, _, _, _) = delivery else { return nil }
           return .processed(sequence: sequence, tookOutcome: false)
         }
@@ -191,7 +191,7 @@ final class HostEffects: Sendable {
       }
       actions.append(Arrival(sequence: sequence, bytes: bytes, outcome: outcome, arrived: arrived, action: action))
     }
-    var processed: [Wire.EffectMessage] = []
+    var processed: [Wire.HostMessage] = []
     if let inOneHop = await send.inOneHop(actions, { arrival, send in arrival.process(outcomes: outcomes, deliver: send) }) {
       processed = inOneHop
     } else {
@@ -281,7 +281,7 @@ final class HostEffects: Sendable {
     close()
   }
 
-  func receive(_ message: Wire.EffectMessage) {
+  func receive(_ message: Wire.WorkerMessage) {
     // Messages about runs that ended are normal races; about runs never started, made up.
     let fault = state.withLock { state -> String? in
       let isMadeUp: Bool
@@ -296,7 +296,6 @@ final class HostEffects: Sendable {
       case let .settled(count): isMadeUp = count > state.wakes
       case let .pong(token): isMadeUp = token > state.pings
       case let .question(_, revision, _, _): isMadeUp = !dependencies.mayAsk(about: revision)
-      case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer: isMadeUp = true
       }
       if isMadeUp { return "it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))" }
       return state.missingActions(noticedBy: message)
@@ -337,19 +336,17 @@ final class HostEffects: Sendable {
           message + "\n\nThe effect had ended on the host: actions it sends now are dropped.",
           boundary: boundary, to: owner)
       }
-    case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer:
-      break
     }
   }
 
   /// Sends `message`; one that can wake a worker's effect body keeps `executor` (a test
   /// store's) from settling until the worker says it has.
-  private func send(_ message: Wire.EffectMessage, for executor: EffectExecutor? = nil) {
+  private func send(_ message: Wire.HostMessage, for executor: EffectExecutor? = nil) {
     send([message], for: executor)
   }
 
   /// Sends `messages` in order, in one write.
-  private func send(_ messages: [Wire.EffectMessage], for executor: EffectExecutor? = nil) {
+  private func send(_ messages: [Wire.HostMessage], for executor: EffectExecutor? = nil) {
     var messages = messages
     let waking = messages.count(where: \.wakesWorker)
     if waking > 0 {
@@ -385,7 +382,7 @@ private struct Arrival<Action: Sendable>: Sendable {
 
   /// Offers the worker's outcome, delivers the action with `deliver`, and returns what the
   /// worker is told.
-  func process(outcomes: HostEffects.Outcomes, deliver: (Action) -> Void) -> Wire.EffectMessage {
+  func process(outcomes: HostEffects.Outcomes, deliver: (Action) -> Void) -> Wire.HostMessage {
     offer(to: outcomes)
     deliver(action)
     return settle(outcomes: outcomes)
@@ -398,7 +395,7 @@ private struct Arrival<Action: Sendable>: Sendable {
 
   /// Whether the host took the worker's outcome, reported to `outcomes`; the message that
   /// tells the worker the action was processed.
-  func settle(outcomes: HostEffects.Outcomes) -> Wire.EffectMessage {
+  func settle(outcomes: HostEffects.Outcomes) -> Wire.HostMessage {
     let took = outcome != nil && outcomes.settle(sequence)
     outcomes.processed(arrived, bytes.count, took) { action }
     return .processed(sequence: sequence, tookOutcome: took)

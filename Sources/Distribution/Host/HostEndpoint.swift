@@ -4,7 +4,7 @@ internal import Transport
 /// The host's end of one worker's effects, a distributed actor the worker sends messages to
 /// on the effects connection: an effect action with the outcome the worker computed for it,
 /// an effect body finished, a sleep on the host's clock, settling, a question about a
-/// dependency the host answers, a runtime warning (`Wire.EffectMessage`).
+/// dependency the host answers, a runtime warning (`Wire.WorkerMessage`).
 ///
 /// `deliver(_:)` is a message (it returns nothing and cannot throw): the worker does not wait.
 /// It runs on the thread that reads the connection, which no host reducer ever waits for.
@@ -18,6 +18,7 @@ distributed actor HostEndpoint: EffectMessageEndpoint {
   static let id = SocketActorID(number: 3)
 
   static let deliverTarget = deliveringTarget()
+  static let anyMessage = Wire.WorkerMessage.settled(count: 0)
 
   private let effects: WeakBox<HostEffects>
 
@@ -27,7 +28,7 @@ distributed actor HostEndpoint: EffectMessageEndpoint {
   }
 
   /// Hands a worker's message to the host's effects, which check it came with cause.
-  distributed func deliver(_ message: Wire.EffectMessage) {
+  distributed func deliver(_ message: Wire.WorkerMessage) {
     effects.value?.receive(message)
   }
 }

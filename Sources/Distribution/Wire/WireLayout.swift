@@ -68,7 +68,13 @@ extension Wire.Reply: WireCodable {
   }
 }
 
-extension Wire.EffectMessage: WireCodable {
+// The two directions of the effects connection share one tag space, so that a message of
+// the wrong direction is told apart from damage.
+
+extension Wire.HostMessage: WireCodable {
+  /// The tags of the host's messages.
+  static let tags: Set<UInt64> = [0, 1, 2, 6, 8, 9, 12]
+
   func write(to writer: inout ByteWriter) {
     switch self {
     case let .start(run): writer.write(tag: 0, run)
@@ -76,27 +82,12 @@ extension Wire.EffectMessage: WireCodable {
     case let .processed(sequence, tookOutcome):
       writer.write(tag: 2, sequence)
       writer.write(tookOutcome)
-    case let .action(run, sequence, bytes, outcome):
-      writer.write(tag: 3, run, sequence)
-      writer.write(bytes: bytes)
-      writer.write(optional: outcome)
-    case let .finished(run, lastAction): writer.write(tag: 4, run, lastAction)
-    case let .sleep(run, token, nanoseconds): writer.write(tag: 5, run, token, nanoseconds)
     case let .woke(token): writer.write(tag: 6, token)
-    case let .settled(count): writer.write(tag: 7, count)
     case .reportSettling: writer.write(tag: 8)
     case let .ping(token): writer.write(tag: 9, token)
-    case let .pong(token): writer.write(tag: 10, token)
-    case let .question(token, revision, key, bytes):
-      writer.write(tag: 11, token, revision)
-      writer.write(key)
-      writer.write(bytes: bytes)
     case let .answer(token, answer):
       writer.write(tag: 12, token)
       answer.write(to: &writer)
-    case let .warning(run, message):
-      writer.write(tag: 13, run)
-      writer.write(message)
     }
   }
 
@@ -105,6 +96,43 @@ extension Wire.EffectMessage: WireCodable {
     case 0: self = .start(run: try reader.readUInt64())
     case 1: self = .cancel(run: try reader.readUInt64())
     case 2: self = .processed(sequence: try reader.readUInt64(), tookOutcome: try reader.readBool())
+    case 6: self = .woke(token: try reader.readUInt64())
+    case 8: self = .reportSettling
+    case 9: self = .ping(token: try reader.readUInt64())
+    case 12: self = .answer(token: try reader.readUInt64(), try Wire.DependencyAnswer(from: &reader))
+    case let tag where Wire.WorkerMessage.tags.contains(tag):
+      throw .malformed("effect message tag \(tag) is one only a worker sends, read where the host's are expected")
+    case let tag: throw .malformed("unknown effect message tag \(tag)")
+    }
+  }
+}
+
+extension Wire.WorkerMessage: WireCodable {
+  /// The tags of the worker's messages.
+  static let tags: Set<UInt64> = [3, 4, 5, 7, 10, 11, 13]
+
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .action(run, sequence, bytes, outcome):
+      writer.write(tag: 3, run, sequence)
+      writer.write(bytes: bytes)
+      writer.write(optional: outcome)
+    case let .finished(run, lastAction): writer.write(tag: 4, run, lastAction)
+    case let .sleep(run, token, nanoseconds): writer.write(tag: 5, run, token, nanoseconds)
+    case let .settled(count): writer.write(tag: 7, count)
+    case let .pong(token): writer.write(tag: 10, token)
+    case let .question(token, revision, key, bytes):
+      writer.write(tag: 11, token, revision)
+      writer.write(key)
+      writer.write(bytes: bytes)
+    case let .warning(run, message):
+      writer.write(tag: 13, run)
+      writer.write(message)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
     case 3:
       self = .action(
         run: try reader.readUInt64(), sequence: try reader.readUInt64(), bytes: try reader.readBytes(),
@@ -112,17 +140,15 @@ extension Wire.EffectMessage: WireCodable {
     case 4: self = .finished(run: try reader.readUInt64(), lastAction: try reader.readUInt64())
     case 5:
       self = .sleep(run: try reader.readUInt64(), token: try reader.readUInt64(), nanoseconds: try reader.readUInt64())
-    case 6: self = .woke(token: try reader.readUInt64())
     case 7: self = .settled(count: try reader.readUInt64())
-    case 8: self = .reportSettling
-    case 9: self = .ping(token: try reader.readUInt64())
     case 10: self = .pong(token: try reader.readUInt64())
     case 11:
       self = .question(
         token: try reader.readUInt64(), revision: try reader.readUInt64(), key: try reader.readString(),
         bytes: try reader.readBytes())
-    case 12: self = .answer(token: try reader.readUInt64(), try Wire.DependencyAnswer(from: &reader))
     case 13: self = .warning(run: try reader.readUInt64(), message: try reader.readString())
+    case let tag where Wire.HostMessage.tags.contains(tag):
+      throw .malformed("effect message tag \(tag) is one only the host sends, read where a worker's are expected")
     case let tag: throw .malformed("unknown effect message tag \(tag)")
     }
   }

@@ -141,53 +141,58 @@ package enum Wire {
     var handlingNanoseconds: UInt64 = 0
   }
 
-  /// Either way, on the effects connection: what `HostEndpoint.deliver(_:)` and
-  /// `WorkerEffectsEndpoint.deliver(_:)` carry.
-  enum EffectMessage: Equatable, Sendable {
-    /// Host → worker: start the effect body `run`.
+  /// Host → worker, on the effects connection: what `WorkerEffectsEndpoint.deliver(_:)`
+  /// carries. A worker's message cannot be read as one of these (`WireLayout.swift`): each
+  /// side decodes only what the other may send it.
+  enum HostMessage: Equatable, Sendable {
+    /// Start the effect body `run`.
     case start(run: UInt64)
-    /// Host → worker: cancel `run`.
+    /// Cancel `run`.
     case cancel(run: UInt64)
-    /// Host → worker: the host has processed action `sequence`, and took the worker's
-    /// precomputed outcome for it or not.
+    /// The host has processed action `sequence`, and took the worker's precomputed outcome
+    /// for it or not.
     case processed(sequence: UInt64, tookOutcome: Bool)
-    /// Worker → host: `run` sent an action, numbered `sequence`, with what the child reducer
-    /// makes of it on the worker's copy, if the worker could tell.
-    case action(run: UInt64, sequence: UInt64, bytes: [UInt8], outcome: Outcome?)
-    /// Worker → host: `run` ended, after the worker had numbered its effect actions up to
-    /// `lastAction`: the host, which has them all by then, can tell one that went missing.
-    case finished(run: UInt64, lastAction: UInt64)
-    /// Worker → host: `run` sleeps for `nanoseconds` on the host's clock; wake it with `token`.
-    case sleep(run: UInt64, token: UInt64, nanoseconds: UInt64)
-    /// Host → worker: the sleep `token` is over.
+    /// The sleep `token` is over.
     case woke(token: UInt64)
-    /// Worker → host: every effect body is finished or waiting on the host, after the first
-    /// `count` of the host's messages that can wake one (start, cancel, processed, woke).
-    case settled(count: UInt64)
-    /// Host → worker: send `settled` from now on; a test store is waiting on these effects.
+    /// Send `settled` from now on; a test store is waiting on these effects.
     case reportSettling
-    /// Host → worker: answer with `pong` at once; the host checks the connection still moves.
+    /// Answer with `pong` at once; the host checks the connection still moves.
     case ping(token: UInt64)
-    /// Worker → host: the answer to `ping`.
-    case pong(token: UInt64)
-    /// Worker → host: a call on a crossing dependency, for the host to answer with its value
-    /// of `key` at `revision`; the worker waits for the `answer` with `token`.
-    case question(token: UInt64, revision: UInt64, key: String, bytes: [UInt8])
-    /// Host → worker: the answer to question `token`.
+    /// The answer to question `token`.
     case answer(token: UInt64, DependencyAnswer)
-    /// Worker → host: effect body `run` raised a runtime warning, for the host to report
-    /// where the proxy of `run` runs.
-    case warning(run: UInt64, message: String)
 
-    /// Whether the message, from the host, can set a worker's effect body going again: the
-    /// host counts these, and the worker's `settled` says how many it has caught up with.
+    /// Whether the message can set a worker's effect body going again: the host counts
+    /// these, and the worker's `settled` says how many it has caught up with. An answer wakes
+    /// nothing that waits on the host: the asking body runs on, blocked.
     var wakesWorker: Bool {
       switch self {
       case .start, .cancel, .processed, .woke: true
-      // An answer wakes nothing that waits on the host: the asking body runs on, blocked.
-      case .action, .finished, .sleep, .settled, .reportSettling, .ping, .pong, .question, .answer, .warning: false
+      case .reportSettling, .ping, .answer: false
       }
     }
+  }
+
+  /// Worker → host, on the effects connection: what `HostEndpoint.deliver(_:)` carries.
+  enum WorkerMessage: Equatable, Sendable {
+    /// `run` sent an action, numbered `sequence`, with what the child reducer makes of it on
+    /// the worker's copy, if the worker could tell.
+    case action(run: UInt64, sequence: UInt64, bytes: [UInt8], outcome: Outcome?)
+    /// `run` ended, after the worker had numbered its effect actions up to `lastAction`: the
+    /// host, which has them all by then, can tell one that went missing.
+    case finished(run: UInt64, lastAction: UInt64)
+    /// `run` sleeps for `nanoseconds` on the host's clock; wake it with `token`.
+    case sleep(run: UInt64, token: UInt64, nanoseconds: UInt64)
+    /// Every effect body is finished or waiting on the host, after the first `count` of the
+    /// host's messages that can wake one (`HostMessage.wakesWorker`).
+    case settled(count: UInt64)
+    /// The answer to the host's `ping`.
+    case pong(token: UInt64)
+    /// A call on a crossing dependency, for the host to answer with its value of `key` at
+    /// `revision`; the worker waits for the `answer` with `token`.
+    case question(token: UInt64, revision: UInt64, key: String, bytes: [UInt8])
+    /// Effect body `run` raised a runtime warning, for the host to report where the proxy of
+    /// `run` runs.
+    case warning(run: UInt64, message: String)
   }
 
   /// What running an action on a slot at `baseVersion` gave: the slot is now at `version`,

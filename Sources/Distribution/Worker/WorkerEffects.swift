@@ -73,7 +73,7 @@ final class WorkerEffects: Sendable {
   /// to run (the executor is idle), `batch` of them wait, or `batchDelay` has passed: a
   /// streaming body's actions go out in a few writes rather than one each, and the host reads
   /// them in a few reads. Any other message is written at once, behind them.
-  private let outgoing = Mutex<[Wire.EffectMessage]>([])
+  private let outgoing = Mutex<[Wire.WorkerMessage]>([])
   /// Held while an action is numbered, computed ahead and queued. Taken before the core's lock
   /// and `outgoing`'s, never after.
   private let forwarding = Mutex(())
@@ -200,7 +200,7 @@ final class WorkerEffects: Sendable {
   /// worker: the host restarts it from its own copy rather than trust a copy that may have
   /// gone astray. Messages about runs or sleeps that ended already are normal races and are
   /// let pass; ones about runs, actions or sleeps that never existed are not.
-  func receive(_ message: Wire.EffectMessage) {
+  func receive(_ message: Wire.HostMessage) {
     let isKnown = state.withLock { state in
       switch message {
       case let .start(run): state.kept[run] != nil
@@ -209,7 +209,6 @@ final class WorkerEffects: Sendable {
       case let .woke(token): token <= state.nextSleep
       case let .answer(token, _): state.asking[token] != nil
       case .reportSettling, .ping: true
-      case .action, .finished, .sleep, .settled, .pong, .question, .warning: false
       }
     }
     guard isKnown else { return stop() }
@@ -236,8 +235,6 @@ final class WorkerEffects: Sendable {
       return send(.pong(token: token))
     case let .answer(token, answer):
       state.withLock { $0.asking.removeValue(forKey: token) }?.fulfil(answer)
-      return
-    case .action, .finished, .sleep, .settled, .pong, .question, .warning:
       return
     }
     state.withLock { $0.wakes += 1 }
@@ -326,13 +323,13 @@ final class WorkerEffects: Sendable {
   }
 
   /// Writes `message` now, behind the actions waiting to be written.
-  private func send(_ message: Wire.EffectMessage) {
+  private func send(_ message: Wire.WorkerMessage) {
     write { $0.append(message) }
   }
 
   /// Adds an effect's action to those waiting to be written; writes them when there are
   /// `batch`, and makes sure they wait no longer than `batchDelay`.
-  private func queue(_ action: Wire.EffectMessage) {
+  private func queue(_ action: Wire.WorkerMessage) {
     let count = outgoing.withLock { pending in
       pending.append(action)
       return pending.count
@@ -351,7 +348,7 @@ final class WorkerEffects: Sendable {
 
   /// Writes what waits, after `adding` to it, in one write. Writes happen under the lock, so
   /// that messages leave in the order they were added.
-  private func write(adding: (inout [Wire.EffectMessage]) -> Void) {
+  private func write(adding: (inout [Wire.WorkerMessage]) -> Void) {
     outgoing.withLock { pending in
       adding(&pending)
       guard !pending.isEmpty else { return }

@@ -3,7 +3,7 @@ internal import Transport
 
 /// The worker's end of its effects, a distributed actor the host sends messages to on the
 /// effects connection: start or cancel an effect body, the host processed an action, a sleep
-/// on the host's clock is over, the answer to a dependency question (`Wire.EffectMessage`).
+/// on the host's clock is over, the answer to a dependency question (`Wire.HostMessage`).
 ///
 /// `deliver(_:)` is a message (it returns nothing and cannot throw): the host does not wait.
 distributed actor WorkerEffectsEndpoint: EffectMessageEndpoint {
@@ -16,6 +16,7 @@ distributed actor WorkerEffectsEndpoint: EffectMessageEndpoint {
   static let id = SocketActorID(number: 2)
 
   static let deliverTarget = deliveringTarget()
+  static let anyMessage = Wire.HostMessage.reportSettling
 
   private let effects: WeakBox<WorkerEffects>
 
@@ -25,7 +26,7 @@ distributed actor WorkerEffectsEndpoint: EffectMessageEndpoint {
   }
 
   /// Hands the host's message to the worker's effects, which check it names what exists.
-  distributed func deliver(_ message: Wire.EffectMessage) {
+  distributed func deliver(_ message: Wire.HostMessage) {
     effects.value?.receive(message)
   }
 }
