@@ -22,6 +22,11 @@ import Testing
     ("counter1 deadline 1s deadline 2s\n", "x.placement:1: \"deadline\" is set twice for \"counter1\""),
     ("counter1\ncounter\u{0}2 pool 2 x\n", "x.placement:2: unknown setting \"x\" after \"counter\\u{0}2\"; expected \"pool N\", \"deadline D\" or \"startup D\""),
     ("rows pool zero\n", "x.placement:1: a pool size must be a number from 1 to 64, not \"zero\""),
+    ("rows pool +2\n", "x.placement:1: a pool size must be a number from 1 to 64, not \"+2\""),
+    ("counter1 deadline +2s\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"+2s\""),
+    ("counter1 deadline 0x10ms\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"0x10ms\""),
+    ("counter1 startup 1e3ms\n", "x.placement:1: \"startup\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"1e3ms\""),
+    ("counter1 deadline .5s\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \".5s\""),
     ("counter1\n\ncounter1\n", "x.placement:3: \"counter1\" is placed twice (first on line 1)"),
   ])
   func malformedFilesSayWhatAndWhere(text: String, message: String) {

@@ -128,7 +128,7 @@ public struct Placement: Sendable, Equatable {
       }
       switch key {
       case "pool":
-        guard let size = Int(value), (1...64).contains(size) else {
+        guard value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let size = Int(value), (1...64).contains(size) else {
           throw .placement(
             file: file, line: line, reason: "a pool size must be a number from 1 to 64, not \(quoted(value))")
         }
@@ -145,18 +145,26 @@ public struct Placement: Sendable, Equatable {
     return Entry(path: path, workers: workers, deadline: deadline, startupDeadline: startup, line: line)
   }
 
-  /// "250ms" or "2s" (or "1.5s"), from 1 ms to 10 minutes.
+  /// "250ms" or "2s" (or "1.5s"), from 1 ms to 10 minutes: plain decimal digits, as a person
+  /// writes them, not every spelling `Double` reads ("+2s", "0x10ms", "1e3ms").
   private static func duration(_ text: String) -> Duration? {
     let milliseconds: Double?
     if text.hasSuffix("ms") {
-      milliseconds = Double(text.dropLast(2))
+      milliseconds = decimal(text.dropLast(2))
     } else if text.hasSuffix("s") {
-      milliseconds = Double(text.dropLast()).map { $0 * 1_000 }
+      milliseconds = decimal(text.dropLast()).map { $0 * 1_000 }
     } else {
       milliseconds = nil
     }
-    guard let milliseconds, milliseconds.isFinite, (1...600_000).contains(milliseconds) else { return nil }
+    guard let milliseconds, (1...600_000).contains(milliseconds) else { return nil }
     return .milliseconds(Int(milliseconds))
+  }
+
+  /// The value of `text` when it is digits, with at most one decimal point between digits.
+  private static func decimal(_ text: Substring) -> Double? {
+    let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+    guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return nil }
+    return Double(text)
   }
 
   /// Checks every entry against the app's boundaries.
