@@ -37,7 +37,7 @@ import Transport
     try await control.kill(boundary: "counter1", index: 0)
     #expect(await events.first { $0 == .workerExited(boundary: "counter1", pid: killed) } != nil)
     let restarted = await events.first {
-      if case .workerRestarted("counter1", _, "it was killed on request (SIGKILL)") = $0 { true } else { false }
+      if case .workerRestarted("counter1", _, .killedOnRequest) = $0 { true } else { false }
     }
     guard case let .workerRestarted(_, pid, _)? = restarted else {
       Issue.record("no restart after the kill")

@@ -61,14 +61,14 @@ final class HostEffects: Sendable {
 
     /// Why `message` shows that effect actions went missing on the way, if it does: the worker
     /// numbers them one after another, and says at the end of each body how far it got.
-    mutating func missingActions(noticedBy message: Wire.EffectMessage) -> String? {
+    mutating func missingActions(noticedBy message: Wire.EffectMessage) -> ProtocolViolation? {
       switch message {
       case let .action(_, sequence, _, _):
         defer { lastAction = sequence }
         guard sequence != lastAction &+ 1 else { return nil }
-        return "its effect action \(sequence) came after \(lastAction): the ones between went missing on the way"
+        return .actionsMissing(last: lastAction, came: sequence)
       case let .finished(_, numbered) where numbered > lastAction:
-        return "an effect body ended after action \(numbered), and the last that came is \(lastAction): the rest went missing on the way"
+        return .endedWithActionsMissing(said: numbered, last: lastAction)
       default:
         return nil
       }
@@ -86,7 +86,7 @@ final class HostEffects: Sendable {
   /// The host's dependency values this worker was told of, which its questions are about.
   let dependencies: DependencyTable
   private let onLost: @Sendable (_ count: Int) -> Void
-  private let onFault: @Sendable (_ reason: String) -> Void
+  private let onFault: @Sendable (_ reason: RestartReason) -> Void
 
   /// Reads the effect messages of the worker of `boundary` from `connection`. `onClose` runs
   /// when the connection ends; `onFault` when the worker broke the protocol (bytes that do not
@@ -94,7 +94,7 @@ final class HostEffects: Sendable {
   /// hears of effects that were running then, or that started after.
   init(
     _ connection: FramedConnection, boundary: String, onClose: @escaping @Sendable () -> Void,
-    onFault: @escaping @Sendable (_ reason: String) -> Void,
+    onFault: @escaping @Sendable (_ reason: RestartReason) -> Void,
     onLost: @escaping @Sendable (_ count: Int) -> Void
   ) throws {
     self.onLost = onLost
@@ -109,7 +109,7 @@ final class HostEffects: Sendable {
         // Closed while the host still used it: the worker crashed, or refused the host's
         // bytes. Either way the worker's actors are gone, and so is the worker.
         if box.value?.isOpen ?? false {
-          onFault(error.map { "its effects endpoint failed: \($0)" } ?? "its effects endpoint ended (the connection closed)")
+          onFault(error.map { .connectionFailed(.effects, "\($0)") } ?? .connectionEnded(.effects))
         }
         onClose()
         box.value?.close()
@@ -187,7 +187,7 @@ final class HostEffects: Sendable {
     for case let .action(sequence, bytes, outcome, arrived) in deliveries {
       guard let action = try? decode(bytes) else {
         // Ends every proxy of this worker, this one included, as lost.
-        return fail("an effect action of \(bytes.count) bytes does not decode")
+        return fail(.brokeProtocol(.undecodableAction(bytes: bytes.count)))
       }
       actions.append(Arrival(sequence: sequence, bytes: bytes, outcome: outcome, arrived: arrived, action: action))
     }
@@ -269,21 +269,21 @@ final class HostEffects: Sendable {
       return (.open, false)
     }
     guard isTaken else { return phase }
-    fail("its effect body run \(run) was named again while it runs (a damaged run number)")
+    fail(.brokeProtocol(.runNamedTwice(run: run)))
     return .closed
   }
 
   private var isOpen: Bool { state.withLock { $0.phase == .open } }
 
   /// Bad bytes from a worker end the worker, never the host.
-  private func fail(_ reason: String) {
+  private func fail(_ reason: RestartReason) {
     onFault(reason)
     close()
   }
 
   func receive(_ message: Wire.EffectMessage) {
     // Messages about runs that ended are normal races; about runs never started, made up.
-    let fault = state.withLock { state -> String? in
+    let fault = state.withLock { state -> ProtocolViolation? in
       let isMadeUp: Bool
       switch message {
       case let .action(run, _, _, _), let .sleep(run, _, _), let .warning(run, _):
@@ -298,10 +298,10 @@ final class HostEffects: Sendable {
       case let .question(_, revision, _, _): isMadeUp = !dependencies.mayAsk(about: revision)
       case .start, .cancel, .processed, .woke, .reportSettling, .ping, .answer: isMadeUp = true
       }
-      if isMadeUp { return "it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))" }
+      if isMadeUp { return .unprompted(message: String(String(describing: message).prefix(160))) }
       return state.missingActions(noticedBy: message)
     }
-    if let fault { return fail(fault) }
+    if let fault { return fail(.brokeProtocol(fault)) }
     switch message {
     case let .action(run, sequence, bytes, outcome):
       let proxy = state.withLock { $0.proxies[run] }
@@ -368,7 +368,7 @@ final class HostEffects: Sendable {
     do {
       try worker.post(messages)
     } catch where state.withLock({ $0.phase == .open }) {
-      fail("a write to its effects connection failed: \(error)")
+      fail(.connectionFailed(.effects, "a write failed: \(error)"))
     } catch {
       // The worker was let go or is gone already: nothing is waiting for this message.
     }
