@@ -286,7 +286,7 @@ import Testing
     }
     switch step {
     case let .take(outcome): return .took(version: outcome.version)
-    case let .ask(.run(_, base, patch, _, _), _): return .asked(base: base, withPatch: patch != nil)
+    case let .ask(.run(_, base, patch, _, _, _), _): return .asked(base: base, withPatch: patch != nil)
     case .ask: return .asked(base: .max, withPatch: false)
     }
   }

@@ -159,10 +159,11 @@ struct BoundaryMachine<Link: PoolLink> {
   /// Event: the host runs `action` on `slot` of `link`, the worker at `index`, whose copy of
   /// the child state `patch` compares with the host's (nil: unchanged). Takes the outcome the
   /// worker offered ahead if it started from the host's copy and the host's dependencies did
-  /// not change (`dependencies` nil); else asks the worker, with the dependencies if changed.
+  /// not change (`dependencies` nil); else asks the worker, with the dependencies if changed,
+  /// to hold its reply `holdReply` milliseconds (`slow`).
   mutating func step(
     slot: [UInt8], at index: Int, link: Link, action: [UInt8], dependencies: Wire.DependencyHeader?,
-    patch: (_ workerCopy: Any?) throws -> StatePatch?
+    holdReply: UInt64 = 0, patch: (_ workerCopy: Any?) throws -> StatePatch?
   ) rethrows -> Step {
     let synced = synced[index][slot]
     let patch = try patch(synced?.state)
@@ -176,7 +177,7 @@ struct BoundaryMachine<Link: PoolLink> {
     }
     let request = Wire.Request.run(
       slot: slot, baseVersion: synced?.version ?? Wire.emptyVersion, patch: patch, action: action,
-      dependencies: dependencies)
+      dependencies: dependencies, holdReply: holdReply)
     return .ask(request, hostPatch: patch)
   }
 

@@ -115,8 +115,10 @@ final class RemoteBoundary: Sendable {
     machine.withLock { pool in zip(pool.members, pool.restartCounts).map { ($0.link?.pid, $1) } }
   }
 
-  /// How long the host holds every reply of this boundary before taking it, in milliseconds
-  /// (0: not at all): `slow`, a slow worker or link as the host's reducer sees it.
+  /// How long every worker of this boundary, restarted ones too, holds its reply to an action
+  /// before sending it, in milliseconds (0: not at all): `slow`, a slow worker or link as the
+  /// host's reducer sees it. Each request says it, and the host's wait for the reply allows
+  /// for it: the deadline is never hit because of it (a stall is what `stop` studies).
   var replyDelay: Int {
     get { delay.load(ordering: .relaxed) }
     set { delay.store(newValue, ordering: .relaxed) }
@@ -218,7 +220,10 @@ final class RemoteBoundary: Sendable {
   ) throws -> Wire.Reply {
     let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try machine.withLock { machine in
-      try machine.step(slot: slot, at: index, link: link, action: action, dependencies: dependencies) { copy in
+      try machine.step(
+        slot: slot, at: index, link: link, action: action, dependencies: dependencies,
+        holdReply: UInt64(clamping: replyDelay)
+      ) { copy in
         try states.patch(copy as? State, state)
       }
     }
@@ -227,12 +232,8 @@ final class RemoteBoundary: Sendable {
       return .ran(outcome)
     case let .ask(request, hostPatch):
       let start = MonotonicInstant.now
+      // The one place the host's reducer blocks: see `WorkerLink.request`.
       let exchange = try link.request(request)
-      // `slow` holds the reply here, after it came: every worker of the boundary, restarted
-      // ones too, is slowed without being told, and the worker's deadline is never hit (a
-      // stall is what `stop` studies).
-      let held = replyDelay
-      if held > 0 { Thread.sleep(forTimeInterval: Double(held) / 1_000) }
       instrument.remoteActionAnswered(
         RemoteActionTrip(
           boundary: path, action: name, worker: index, pid: link.pid, start: start, end: .now,

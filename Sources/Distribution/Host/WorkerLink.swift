@@ -45,6 +45,10 @@ final class WorkerLink: Sendable {
   private let fault = Locked<Ending?>(nil)
   /// When the worker last answered.
   private let lastAnswer = Locked(ContinuousClock.now)
+  /// How long a held reply (`slow`) the wait for a reply allows for, in milliseconds beyond
+  /// the deadline: changed under the control connection's lock, when a request holds longer
+  /// or shorter than the last.
+  private let allowedHold = Atomic<UInt64>(0)
 
   var pid: Int32 { process.pid }
 
@@ -183,12 +187,33 @@ final class WorkerLink: Sendable {
   }
 
   /// Calls the worker's endpoint with `request` and waits for the answer on the calling
-  /// thread, at most for the boundary's deadline: no thread hop on the path of an action.
-  /// Returns the reply, the runtime warnings the worker raised while handling the request,
-  /// and the bytes sent and received. Any failure gives the link up.
+  /// thread, at most for the boundary's deadline plus the time the request asks the worker to
+  /// hold its reply (`slow`): no thread hop on the path of an action. Returns the reply, the
+  /// runtime warnings the worker raised while handling the request, and the bytes sent and
+  /// received. Any failure gives the link up.
+  ///
+  /// This wait is the one place where the host's reducer blocks: a synchronous `reduce` needs
+  /// the worker's answer before it returns (and, when the worker is being restarted, its
+  /// successor's start, which `RemoteBoundary` waits for first). Back-off and `slow` never
+  /// block it (docs/state-machines.md, "Host side").
   func request(_ request: Wire.Request) throws -> Exchange {
     if let ending = fault.withLock({ $0 }) { throw error(for: ending) }
-    return try givingUpOnFailure { try control.withLock { endpoint in try exchange(request, with: endpoint) } }
+    return try givingUpOnFailure {
+      try control.withLock { endpoint in
+        try allow(hold: request)
+        return try exchange(request, with: endpoint)
+      }
+    }
+  }
+
+  /// Makes the wait for the reply to `request` allow for the time it asks the worker to hold
+  /// the reply, so that a worker slowed on purpose is not taken for one that stalled. Under
+  /// the control connection's lock.
+  private func allow(hold request: Wire.Request) throws {
+    guard case let .run(_, _, _, _, _, hold) = request, hold != allowedHold.load(ordering: .relaxed) else { return }
+    let milliseconds = Int64(deadline.wholeMilliseconds) + Int64(clamping: hold)
+    try controlSystem.setReplyTimeout(milliseconds: Int32(clamping: milliseconds))
+    allowedHold.store(hold, ordering: .relaxed)
   }
 
   /// Checks that the worker still answers within its deadline on its effects connection, and
