@@ -37,7 +37,7 @@ import Transport
     try await control.kill(boundary: "counter1", index: 0)
     #expect(await events.first { $0 == .workerExited(boundary: "counter1", pid: killed) } != nil)
     let restarted = await events.first {
-      if case .workerRestarted("counter1", _, "it was killed on request (SIGKILL)") = $0 { true } else { false }
+      if case .workerRestarted("counter1", _, .killedOnRequest) = $0 { true } else { false }
     }
     guard case let .workerRestarted(_, pid, _)? = restarted else {
       Issue.record("no restart after the kill")
@@ -100,6 +100,27 @@ import Transport
     #expect(try await control.snapshot().boundaries.first?.replyDelayMilliseconds == 0)
     await #expect(throws: RemoteCallError.self) { try await control.slow(boundary: "counter2", milliseconds: 10) }
     await #expect(throws: RemoteCallError.self) { try await control.slow(boundary: "counter1", milliseconds: -1) }
+  }
+
+  /// `slow` holds replies in the worker, not on the host's reducer thread, and the host's
+  /// wait for a reply allows for the hold: a reply held past the deadline is not a stall.
+  @Test func aReplyHeldPastTheDeadlineIsNotAStall() async throws {
+    let events = Events()
+    let composition = try composition(app: "two-counters", placement: "counter1 deadline 300ms\n", events: events)
+    defer { composition.shutdown() }
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    let pid = try #require(composition.processes.first?.pids.first)
+
+    try await control.slow(boundary: "counter1", milliseconds: 600)
+    let held = ContinuousClock().measure { store.send(.counter1(.incrementButtonTapped)) }
+    #expect(held >= .milliseconds(600) && store.state.counter1.count == 1)
+    #expect(!events.all.contains { if case .workerStalled = $0 { true } else { false } }, "\(events.all)")
+    // Back to the deadline alone once the delay is off: the same worker answers at once.
+    try await control.slow(boundary: "counter1", milliseconds: 0)
+    store.send(.counter1(.incrementButtonTapped))
+    #expect(store.state.counter1.count == 2 && composition.processes.first?.pids == [pid])
   }
 
   @Test func theSnapshotCarriesWhatCrossedEachBoundary() async throws {

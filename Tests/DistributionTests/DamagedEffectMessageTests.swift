@@ -27,7 +27,7 @@ import Transport
       #expect(await finish(task, within: .seconds(5)), "an effect neither finished nor was reported lost")
     }
     #expect(pair.lost == 3)
-    #expect(pair.faults.contains { $0.contains("run 1") }, "\(pair.faults)")
+    #expect(pair.faults.contains(.brokeProtocol(.runNamedTwice(run: 1))), "\(pair.faults)")
     pair.end()
   }
 
@@ -48,7 +48,11 @@ import Transport
     pair.open(gate: 1)
     #expect(await finish(second, within: .seconds(5)), "an effect neither finished nor was reported lost")
     #expect(pair.lost == 1)
-    #expect(pair.faults.contains { $0.contains("finished") }, "\(pair.faults)")
+    #expect(
+      pair.faults.contains {
+        guard case let .brokeProtocol(.unprompted(message)) = $0 else { return false }
+        return message.hasPrefix("finished(run: 1,")
+      }, "\(pair.faults)")
     pair.end()
   }
 }
@@ -79,7 +83,7 @@ private final class EffectsPair {
   /// Effects reported lost so far.
   var lost: Int { reports.state.withLock { $0.lost } }
   /// Why the worker was given up, each time it was.
-  var faults: [String] { reports.state.withLock { $0.faults } }
+  var faults: [RestartReason] { reports.state.withLock { $0.faults } }
 
   func store() -> Store<Int, PortableEffect> {
     let outcomes = HostEffects.Outcomes(offer: { _, _, _ in }, settle: { _ in false }, processed: { _, _, _, _ in })
@@ -126,5 +130,5 @@ private final class EffectsPair {
 
 /// What the host's effects reported: effects lost, and why the worker was given up.
 private final class Reports: Sendable {
-  let state = Mutex<(lost: Int, faults: [String])>((0, []))
+  let state = Mutex<(lost: Int, faults: [RestartReason])>((0, []))
 }

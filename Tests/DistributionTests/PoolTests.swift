@@ -56,7 +56,7 @@ import Testing
     let restarts = events.all.filter(Self.isRestart)
     #expect(restarts.count == 1, "\(restarts)")
     guard case let .workerRestarted(_, _, reason)? = restarts.first else { return }
-    #expect(reason == "it was killed on request (SIGKILL)")
+    #expect(reason == .killedOnRequest)
     #expect(remote.places.map(\.restarts) == [0, 1])
     // The effects of the killed worker's four rows were lost, and said so: together those
     // that had started, one by one any that were still starting. (`first` asks once an event.)

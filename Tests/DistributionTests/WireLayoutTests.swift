@@ -14,6 +14,7 @@ import TransportTestSupport
   ])
   static let requests: [Wire.Request] = [
     .run(slot: [], baseVersion: 0, patch: nil, action: [3], dependencies: nil),
+    .run(slot: [2], baseVersion: 3, patch: nil, action: [3], dependencies: nil, holdReply: 250),
     .run(
       slot: [9, 9], baseVersion: 41, patch: .fields(["count": .whole([2]), "name": .removed, "list": .splice(offset: 3, removing: 1, inserting: [[1], []]), "nested": .fields(["leaf": .whole([5])])]), action: [],
       dependencies: Wire.DependencyHeader(revision: 7, context: .test, answeredByHost: ["k1", "k2"], stayingOnHost: ["k3"])),
@@ -74,8 +75,8 @@ import TransportTestSupport
   /// did before dependencies crossed.
   @Test func unchangedDependenciesCostOneByte() {
     let bare = Wire.encode(Wire.Request.run(slot: [], baseVersion: 5, patch: nil, action: [1, 2], dependencies: nil))
-    // Tag, slot, version, patch flag, action (length and bytes), dependencies flag.
-    #expect(bare.count == 1 + 1 + 1 + 1 + 3 + 1)
+    // Tag, slot, version, patch flag, action (length and bytes), dependencies flag, reply hold.
+    #expect(bare.count == 1 + 1 + 1 + 1 + 3 + 1 + 1)
   }
 
   /// A worker of another layout is refused at its greeting, whatever follows the version.

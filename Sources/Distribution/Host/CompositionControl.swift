@@ -64,7 +64,7 @@ package distributed actor CompositionControl {
       throw DistributionError.usage(
         "\(boundary) has \(places == 1 ? "one worker, 0" : "workers 0 to \(places - 1)"); there is no worker \(index)")
     }
-    if let failure = remote.failureReason {
+    if let failure = remote.failure {
       throw DistributionError.usage("\(boundary) has failed and runs no workers: \(failure)")
     }
     let sent =

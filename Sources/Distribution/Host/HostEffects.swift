@@ -27,66 +27,21 @@ final class HostEffects: Sendable {
       @Sendable (_ arrived: MonotonicInstant, _ bytes: Int, _ tookOutcome: Bool, _ action: () -> Any) -> Void
   }
 
-  private enum Phase {
-    case open
-    /// The worker is gone: effects still running, or starting now, are lost.
-    case closed
-    /// The worker was let go with its child or the composition: its effects were ended on
-    /// purpose, none is lost.
-    case retired
-  }
-
-  private struct State {
-    var proxies: [UInt64: DeliveryQueue<Delivery>] = [:]
-    /// Who hears a warning about an effect whose proxy has ended (a worker's effect that sent
-    /// an action after its body returned): the handler of the proxy started last, the store's.
-    var ownerOfEndedEffects = RuntimeWarning.Handler.standardError
-    /// The highest run the host has started: a worker's message about a later one is made up.
-    var highestRun: UInt64 = 0
-    /// The number of the last effect action that arrived: the worker numbers them one after
-    /// another, so a gap is an action that went missing on the way.
-    var lastAction: UInt64 = 0
-    var phase = Phase.open
-    /// Messages sent that can wake a worker's effect body, and how many of them the worker
-    /// has said it settled after.
-    var wakes: UInt64 = 0
-    var settledWakes: UInt64 = 0
-    /// The test store's executor, told that work in the worker runs until it settles.
-    var waiting: EffectExecutor?
-    /// Whether the worker was asked to report settling.
-    var asksForReports = false
-    /// Pings sent, and the one being waited for, if any.
-    var pings: UInt64 = 0
-    var awaitedPong: (token: UInt64, answered: DispatchSemaphore)?
-
-    /// Why `message` shows that effect actions went missing on the way, if it does: the worker
-    /// numbers them one after another, and says at the end of each body how far it got.
-    mutating func missingActions(noticedBy message: Wire.WorkerMessage) -> String? {
-      switch message {
-      case let .action(_, sequence, _, _):
-        defer { lastAction = sequence }
-        guard sequence != lastAction &+ 1 else { return nil }
-        return "its effect action \(sequence) came after \(lastAction): the ones between went missing on the way"
-      case let .finished(_, numbered) where numbered > lastAction:
-        return "an effect body ended after action \(numbered), and the last that came is \(lastAction): the rest went missing on the way"
-      default:
-        return nil
-      }
-    }
-  }
-
   /// How many of a worker's actions go to the store in one hop at most: few enough that the
   /// main actor, where each may wait for a worker's answer, is let go between bursts.
   static let burst = 32
 
-  private let state = Mutex(State())
+  private typealias Machine = EffectsMachine<DeliveryQueue<Delivery>, EffectExecutor>
+
+  /// The connection's bookkeeping, behind the one lock.
+  private let state = Mutex(Machine())
   private let system: SocketActorSystem
   private let worker: WorkerEffectsEndpoint
   private let boundary: String
   /// The host's dependency values this worker was told of, which its questions are about.
   let dependencies: DependencyTable
   private let onLost: @Sendable (_ count: Int) -> Void
-  private let onFault: @Sendable (_ reason: String) -> Void
+  private let onFault: @Sendable (_ reason: RestartReason) -> Void
 
   /// Reads the effect messages of the worker of `boundary` from `connection`. `onClose` runs
   /// when the connection ends; `onFault` when the worker broke the protocol (bytes that do not
@@ -94,7 +49,7 @@ final class HostEffects: Sendable {
   /// hears of effects that were running then, or that started after.
   init(
     _ connection: FramedConnection, boundary: String, onClose: @escaping @Sendable () -> Void,
-    onFault: @escaping @Sendable (_ reason: String) -> Void,
+    onFault: @escaping @Sendable (_ reason: RestartReason) -> Void,
     onLost: @escaping @Sendable (_ count: Int) -> Void
   ) throws {
     self.onLost = onLost
@@ -109,7 +64,7 @@ final class HostEffects: Sendable {
         // Closed while the host still used it: the worker crashed, or refused the host's
         // bytes. Either way the worker's actors are gone, and so is the worker.
         if box.value?.isOpen ?? false {
-          onFault(error.map { "its effects endpoint failed: \($0)" } ?? "its effects endpoint ended (the connection closed)")
+          onFault(error.map { .connectionFailed(.effects, "\($0)") } ?? .connectionEnded(.effects))
         }
         onClose()
         box.value?.close()
@@ -187,7 +142,7 @@ final class HostEffects: Sendable {
     for case let .action(sequence, bytes, outcome, arrived) in deliveries {
       guard let action = try? decode(bytes) else {
         // Ends every proxy of this worker, this one included, as lost.
-        return fail("an effect action of \(bytes.count) bytes does not decode")
+        return fail(.brokeProtocol(.undecodableAction(bytes: bytes.count)))
       }
       actions.append(Arrival(sequence: sequence, bytes: bytes, outcome: outcome, arrived: arrived, action: action))
     }
@@ -208,17 +163,12 @@ final class HostEffects: Sendable {
   /// effects connection stopped moving in either direction does not. For one caller at a time.
   func answersPing(within deadline: Duration) -> Bool {
     let answered = DispatchSemaphore(value: 0)
-    let token = state.withLock { state -> UInt64? in
-      guard state.phase == .open else { return nil }
-      state.pings += 1
-      state.awaitedPong = (state.pings, answered)
-      return state.pings
-    }
-    guard let token else { return true }
+    guard let token = state.withLock({ $0.pinging(answered: answered) }) else { return true }
     send(.ping(token: token))
+    // On the liveness monitor's thread, which no reducer waits for; bounded by the deadline.
     let seconds = Double(deadline.wholeMilliseconds) / 1_000
     let isAnswered = answered.wait(timeout: .now() + seconds) == .success
-    state.withLock { $0.awaitedPong = nil }
+    state.withLock { $0.stoppedWaitingForPong() }
     return isAnswered || state.withLock { $0.phase != .open }
   }
 
@@ -237,15 +187,8 @@ final class HostEffects: Sendable {
 
   /// Ends every proxy, after `reporting` their count: whoever waits for an effect to end has
   /// heard of it by then.
-  private func end(as phase: Phase, reporting: (Int) -> Void) {
-    let (proxies, waiting) = state.withLock { state in
-      if state.phase == .open { state.phase = phase }
-      defer {
-        state.proxies = [:]
-        state.waiting = nil
-      }
-      return (Array(state.proxies.values), state.waiting)
-    }
+  private func end(as phase: Machine.Phase, reporting: (Int) -> Void) {
+    let (proxies, waiting) = state.withLock { $0.end(as: phase) }
     reporting(proxies.count)
     // Nothing will settle in a worker that is gone.
     waiting?.remoteWorkDidSettle()
@@ -253,88 +196,60 @@ final class HostEffects: Sendable {
     system.close()
   }
 
-  /// Enters the proxy of `run` in the table that ends every proxy when the worker goes. A run
-  /// that has a proxy already was named twice (a reply damaged into a running body's number):
-  /// one of the two would be left out of the table and wait for ever, so the worker is given
-  /// up, and both are reported lost with the rest.
+  /// Enters the proxy of `run` in the table that ends every proxy when the worker goes; a
+  /// run named twice gives the worker up (`EffectsMachine.register`).
   private func register(
     _ run: UInt64, _ deliveries: DeliveryQueue<Delivery>, warningsTo owner: RuntimeWarning.Handler
-  ) -> Phase {
-    let (phase, isTaken) = state.withLock { state -> (Phase, Bool) in
-      guard state.phase == .open else { return (state.phase, false) }
-      guard state.proxies[run] == nil else { return (.open, true) }
-      state.proxies[run] = deliveries
-      state.ownerOfEndedEffects = owner
-      state.highestRun = max(state.highestRun, run)
-      return (.open, false)
-    }
-    guard isTaken else { return phase }
-    fail("its effect body run \(run) was named again while it runs (a damaged run number)")
-    return .closed
+  ) -> Machine.Phase {
+    let registered = state.withLock { $0.register(run, deliveries, warningsTo: owner) }
+    perform(registered.commands)
+    return registered.phase
   }
 
   private var isOpen: Bool { state.withLock { $0.phase == .open } }
 
   /// Bad bytes from a worker end the worker, never the host.
-  private func fail(_ reason: String) {
+  private func fail(_ reason: RestartReason) {
     onFault(reason)
     close()
   }
 
+  /// Takes a worker's message, which the machine checks came with cause.
   func receive(_ message: Wire.WorkerMessage) {
-    // Messages about runs that ended are normal races; about runs never started, made up.
-    let fault = state.withLock { state -> String? in
-      let isMadeUp: Bool
-      switch message {
-      case let .action(run, _, _, _), let .sleep(run, _, _), let .warning(run, _):
-        isMadeUp = run > state.highestRun
-      case let .finished(run, _):
-        // A body ends once, after its proxy entered the table, and only its end takes it out:
-        // an end of a run without one is made up (a damaged run number), and the proxy whose
-        // end it was would wait for ever.
-        isMadeUp = state.phase == .open && state.proxies[run] == nil
-      case let .settled(count): isMadeUp = count > state.wakes
-      case let .pong(token): isMadeUp = token > state.pings
-      case let .question(_, revision, _, _): isMadeUp = !dependencies.mayAsk(about: revision)
-      }
-      if isMadeUp { return "it sent a message the host never gave it cause for: \(String(describing: message).prefix(160))" }
-      return state.missingActions(noticedBy: message)
-    }
-    if let fault { return fail(fault) }
-    switch message {
-    case let .action(run, sequence, bytes, outcome):
-      let proxy = state.withLock { $0.proxies[run] }
-      let delivery = Delivery.action(sequence: sequence, bytes: bytes, outcome: outcome, arrived: .now)
-      // No proxy takes it (its effect ended or was cancelled): dropped, and the worker hears so.
-      if proxy?.push(delivery) != true {
-        send(.processed(sequence: sequence, tookOutcome: false))
-      }
-    case let .finished(run, _):
-      state.withLock { $0.proxies.removeValue(forKey: run) }?.finish()
-    case let .sleep(run, token, nanoseconds):
-      _ = state.withLock { $0.proxies[run] }?.push(.sleep(token: token, duration: .nanoseconds(nanoseconds)))
-    case let .settled(count):
-      let waiting = state.withLock { state -> EffectExecutor? in
-        state.settledWakes = max(state.settledWakes, count)
-        guard state.settledWakes >= state.wakes else { return nil }
-        defer { state.waiting = nil }
-        return state.waiting
-      }
-      waiting?.remoteWorkDidSettle()
-    case let .pong(token):
-      state.withLock { state in state.awaitedPong?.token == token ? state.awaitedPong : nil }?.answered.signal()
-    case let .question(token, revision, key, bytes):
-      // Answered here, on the reading thread, which no host reducer ever waits for: the
-      // reducer that may be waiting for this worker's reply holds nothing the answer needs.
-      send(.answer(token: token, dependencies.answer(revision: revision, key: key, question: bytes)))
-    case let .warning(run, message):
-      // Reported in the proxy's task, where a test store's warning handler hears it; to the
-      // store's handler if no proxy takes it.
-      let (proxy, owner) = state.withLock { ($0.proxies[run], $0.ownerOfEndedEffects) }
-      if proxy?.push(.warning(message)) != true {
-        reportWorkerWarning(
-          message + "\n\nThe effect had ended on the host: actions it sends now are dropped.",
-          boundary: boundary, to: owner)
+    perform(state.withLock { $0.received(message, mayAsk: dependencies.mayAsk(about:)) })
+  }
+
+  /// Does what the machine decided, outside its lock.
+  private func perform(_ commands: [Machine.Command]) {
+    for command in commands {
+      switch command {
+      case let .deliverAction(sequence, bytes, outcome, proxy):
+        // No proxy takes it (its effect ended or was cancelled): dropped, and the worker hears so.
+        if proxy?.push(.action(sequence: sequence, bytes: bytes, outcome: outcome, arrived: .now)) != true {
+          send(.processed(sequence: sequence, tookOutcome: false))
+        }
+      case let .deliverSleep(token, duration, proxy):
+        _ = proxy.push(.sleep(token: token, duration: duration))
+      case let .deliverWarning(message, proxy, owner):
+        // Reported in the proxy's task, where a test store's warning handler hears it; to the
+        // store's handler if no proxy takes it.
+        if proxy?.push(.warning(message)) != true {
+          reportWorkerWarning(
+            message + "\n\nThe effect had ended on the host: actions it sends now are dropped.",
+            boundary: boundary, to: owner)
+        }
+      case let .finish(proxy):
+        proxy.finish()
+      case let .answer(token, revision, key, question):
+        // Answered here, on the reading thread, which no host reducer ever waits for: the
+        // reducer that may be waiting for this worker's reply holds nothing the answer needs.
+        send(.answer(token: token, dependencies.answer(revision: revision, key: key, question: question)))
+      case let .settled(executor):
+        executor.remoteWorkDidSettle()
+      case let .pong(answered):
+        answered.signal()
+      case let .fail(reason):
+        fail(reason)
       }
     }
   }
@@ -348,24 +263,17 @@ final class HostEffects: Sendable {
   /// Sends `messages` in order, in one write.
   private func send(_ messages: [Wire.HostMessage], for executor: EffectExecutor? = nil) {
     var messages = messages
-    let waking = messages.count(where: \.wakesWorker)
-    if waking > 0 {
-      let (starts, asks) = state.withLock { state -> (Bool, Bool) in
-        state.wakes += UInt64(waking)
-        guard state.waiting == nil, state.phase == .open, let executor else { return (false, false) }
-        state.waiting = executor
-        defer { state.asksForReports = true }
-        return (true, !state.asksForReports)
-      }
-      if asks { messages.insert(.reportSettling, at: 0) }
-      if starts { executor?.remoteWorkDidStart() }
+    if messages.contains(where: \.wakesWorker) {
+      let started: EffectExecutor?
+      (messages, started) = state.withLock { $0.sending(messages, for: executor) }
+      started?.remoteWorkDidStart()
     }
     // A write that fails (the worker is gone, or stopped reading past the send timeout)
     // ends the connection; the worker is then restarted like a crashed one.
     do {
       try worker.post(messages)
     } catch where state.withLock({ $0.phase == .open }) {
-      fail("a write to its effects connection failed: \(error)")
+      fail(.connectionFailed(.effects, "a write failed: \(error)"))
     } catch {
       // The worker was let go or is gone already: nothing is waiting for this message.
     }

@@ -1,14 +1,14 @@
 import Dispatch
 
-/// One place in a boundary's pool of workers.
-enum PoolMember {
+/// One place in a boundary's pool of workers, each held as a `Link`.
+enum PoolMember<Link: AnyObject> {
   /// No worker: before the pool starts, and once the boundary has failed or stopped.
   case empty
   /// A worker starting on a thread of its own: the successor of one that failed or retired.
   case starting(WorkerStart)
-  case running(WorkerLink)
+  case running(Link)
 
-  var link: WorkerLink? {
+  var link: Link? {
     if case let .running(link) = self { return link }
     return nil
   }

@@ -4,7 +4,7 @@
 /// ```swift
 /// RestartPolicy(maximumRestarts: 3, within: .seconds(10))
 /// ```
-public struct RestartPolicy: Sendable, Equatable {
+public struct RestartPolicy: Sendable, Equatable, Codable {
   public let maximumRestarts: Int
   public let period: Duration
 

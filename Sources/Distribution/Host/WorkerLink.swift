@@ -18,12 +18,12 @@ struct WorkerLaunchPlan: Sendable {
   let report: @Sendable (BoundaryEvent) -> Void
 }
 
-/// A worker did not answer a request within its deadline.
-struct WorkerStalled: Error, CustomStringConvertible {
+/// A worker the host gave up, and why: it stalled, its connection ended, it broke the protocol.
+struct WorkerFailure: Error, CustomStringConvertible {
   let pid: Int32
-  let deadline: Duration
+  let reason: RestartReason
 
-  var description: String { "worker \(pid) did not answer within \(deadline)" }
+  var description: String { "worker \(pid): \(reason)" }
 }
 
 /// One running worker as the host holds it: its process, its `BoundaryEndpoint` that the
@@ -41,12 +41,25 @@ final class WorkerLink: Sendable {
   private let controlSystem: SocketActorSystem
   private let boundary: String
   private let deadline: Duration
-  /// Why the link was given up, once it was.
-  private let fault = Locked<String?>(nil)
+  /// Why the link was given up or let go, once it was.
+  private let fault = Locked<Ending?>(nil)
   /// When the worker last answered.
   private let lastAnswer = Locked(ContinuousClock.now)
+  /// How long a held reply (`slow`) the wait for a reply allows for, in milliseconds beyond
+  /// the deadline: changed under the control connection's lock, when a request holds longer
+  /// or shorter than the last.
+  private let allowedHold = Atomic<UInt64>(0)
 
   var pid: Int32 { process.pid }
+
+  /// Why a link is used no more.
+  private enum Ending {
+    /// The worker failed, and was killed.
+    case failed(RestartReason)
+    /// The host let the worker go (it retired, its boundary failed, the composition shut
+    /// down): said in words, to whoever still asks it something.
+    case letGo(String)
+  }
 
   /// Starts a worker for `plan`, named `name`, and waits until it has proved itself on both
   /// connections and greeted the host as a worker for the expected boundary and types.
@@ -125,7 +138,7 @@ final class WorkerLink: Sendable {
       effects, boundary: plan.boundary,
       onClose: { plan.report(.workerExited(boundary: plan.boundary, pid: pid)) },
       onFault: { reason in
-        fault.withLock { $0 = $0 ?? reason }
+        fault.withLock { $0 = $0 ?? .failed(reason) }
         process.kill()
       },
       onLost: { plan.report(.effectsLost(boundary: plan.boundary, count: $0)) })
@@ -174,12 +187,33 @@ final class WorkerLink: Sendable {
   }
 
   /// Calls the worker's endpoint with `request` and waits for the answer on the calling
-  /// thread, at most for the boundary's deadline: no thread hop on the path of an action.
-  /// Returns the reply, the runtime warnings the worker raised while handling the request,
-  /// and the bytes sent and received. Any failure gives the link up.
+  /// thread, at most for the boundary's deadline plus the time the request asks the worker to
+  /// hold its reply (`slow`): no thread hop on the path of an action. Returns the reply, the
+  /// runtime warnings the worker raised while handling the request, and the bytes sent and
+  /// received. Any failure gives the link up.
+  ///
+  /// This wait is the one place where the host's reducer blocks: a synchronous `reduce` needs
+  /// the worker's answer before it returns (and, when the worker is being restarted, its
+  /// successor's start, which `RemoteBoundary` waits for first). Back-off and `slow` never
+  /// block it (docs/state-machines.md, "Host side").
   func request(_ request: Wire.Request) throws -> Exchange {
-    if let reason = fault.withLock({ $0 }) { throw unavailable(reason) }
-    return try givingUpOnFailure { try control.withLock { endpoint in try exchange(request, with: endpoint) } }
+    if let ending = fault.withLock({ $0 }) { throw error(for: ending) }
+    return try givingUpOnFailure {
+      try control.withLock { endpoint in
+        try allow(hold: request)
+        return try exchange(request, with: endpoint)
+      }
+    }
+  }
+
+  /// Makes the wait for the reply to `request` allow for the time it asks the worker to hold
+  /// the reply, so that a worker slowed on purpose is not taken for one that stalled. Under
+  /// the control connection's lock.
+  private func allow(hold request: Wire.Request) throws {
+    guard case let .run(_, _, _, _, _, hold) = request, hold != allowedHold.load(ordering: .relaxed) else { return }
+    let milliseconds = Int64(deadline.wholeMilliseconds) + Int64(clamping: hold)
+    try controlSystem.setReplyTimeout(milliseconds: Int32(clamping: milliseconds))
+    allowedHold.store(hold, ordering: .relaxed)
   }
 
   /// Checks that the worker still answers within its deadline on its effects connection, and
@@ -202,18 +236,35 @@ final class WorkerLink: Sendable {
   }
 
   /// Runs `body`, and gives the link up if it fails: a timeout is a stall, anything else a
-  /// fault of the worker's.
+  /// fault of the worker's, which the first reason found names (the effects connection may
+  /// have found one before the request did).
   private func givingUpOnFailure<Result>(_ body: () throws -> Result) throws -> Result {
     do {
       return try body()
     } catch RemoteCallError.deadlineExceeded {
-      abandon(because: "it stalled")
-      throw WorkerStalled(pid: pid, deadline: deadline)
+      abandon(because: .stalled(deadline: deadline))
+      throw WorkerFailure(pid: pid, reason: .stalled(deadline: deadline))
     } catch {
-      // A connection that ended is said here; other errors say what they are.
-      let ended = error as? RemoteCallError == .peerDisconnected
-      abandon(because: ended ? "its boundary endpoint ended (the connection closed)" : "\(error)")
-      throw fault.withLock { $0 }.map(unavailable) ?? error
+      abandon(because: Self.reason(error))
+      throw fault.withLock { $0 }.map(self.error(for:)) ?? error
+    }
+  }
+
+  /// Why a request that failed with `error` gives the worker up.
+  private static func reason(_ error: any Error) -> RestartReason {
+    switch error {
+    case RemoteCallError.peerDisconnected: .connectionEnded(.control)
+    case let DistributionError.protocolViolation(what): .brokeProtocol(.other(what))
+    case is RemoteCallError, is TransportError: .connectionFailed(.control, "\(error)")
+    default: .brokeProtocol(.other("\(error)"))
+    }
+  }
+
+  /// What a request on a link that is used no more throws.
+  private func error(for ending: Ending) -> any Error {
+    switch ending {
+    case let .failed(reason): WorkerFailure(pid: pid, reason: reason)
+    case let .letGo(why): DistributionError.workerUnavailable(boundary: boundary, reason: "worker \(pid): \(why)")
     }
   }
 
@@ -245,14 +296,10 @@ final class WorkerLink: Sendable {
       received: controlSystem.bytesReceived - received, handlingNanoseconds: answer.handlingNanoseconds)
   }
 
-  private func unavailable(_ reason: String) -> DistributionError {
-    .workerUnavailable(boundary: boundary, reason: "worker \(pid): \(reason)")
-  }
-
   /// Gives the worker up after it crashed, stalled or misbehaved: kills it at once. Its
   /// connections end with it, and its running effects are reported lost.
-  func abandon(because reason: String) {
-    fault.withLock { $0 = $0 ?? reason }
+  func abandon(because reason: RestartReason) {
+    fault.withLock { $0 = $0 ?? .failed(reason) }
     process.kill()
     controlSystem.close()
     effects.close()
@@ -261,7 +308,7 @@ final class WorkerLink: Sendable {
   /// Lets the worker go without waiting for it: its effects end without being reported lost,
   /// and it exits on its own when its input closes.
   func retire() {
-    fault.withLock { $0 = $0 ?? "it was retired" }
+    fault.withLock { $0 = $0 ?? .letGo("it was retired") }
     effects.retire()
     controlSystem.close()
     process.closeInput()
@@ -270,7 +317,7 @@ final class WorkerLink: Sendable {
   /// Lets the worker go when its boundary failed: nothing will run its effects' actions any
   /// more, so those still running are reported lost; it exits on its own when its input closes.
   func letGo(because reason: String) {
-    fault.withLock { $0 = $0 ?? reason }
+    fault.withLock { $0 = $0 ?? .letGo(reason) }
     // Effects first, reporting them: the worker exits once its control connection ends.
     effects.close()
     controlSystem.close()
@@ -280,7 +327,7 @@ final class WorkerLink: Sendable {
   /// Ends the connections at shutdown: effects still running end as the shutdown means them
   /// to, not reported lost; the composition's roster sees the process out.
   func close() {
-    fault.withLock { $0 = $0 ?? "the composition shut down" }
+    fault.withLock { $0 = $0 ?? .letGo("the composition shut down") }
     // Effects first: once the control connection ends, the worker exits, and its effects
     // connection closing first would count them lost.
     effects.retire()

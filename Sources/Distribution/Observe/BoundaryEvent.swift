@@ -9,7 +9,7 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
   /// worker takes its place.
   case workerRetired(boundary: String, pid: Int32)
   /// A worker was started again after `reason`, from the host's copy of the child state.
-  case workerRestarted(boundary: String, pid: Int32, reason: String)
+  case workerRestarted(boundary: String, pid: Int32, reason: RestartReason)
   /// A worker did not answer a request within the boundary's deadline; it is killed and
   /// restarted like a crashed one.
   case workerStalled(boundary: String, pid: Int32, deadline: Duration)
@@ -20,7 +20,7 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
   case effectsLost(boundary: String, count: Int)
   /// The boundary's workers failed too often; its actions are dropped from now on and the
   /// rest of the tree goes on.
-  case boundaryFailed(boundary: String, reason: String)
+  case boundaryFailed(boundary: String, reason: BoundaryFailure)
   /// A worker reported an error for one action; the action changed nothing.
   case actionFailed(boundary: String, reason: String)
 

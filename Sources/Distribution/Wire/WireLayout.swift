@@ -7,13 +7,14 @@ internal import Transport
 extension Wire.Request: WireCodable {
   func write(to writer: inout ByteWriter) {
     switch self {
-    case let .run(slot, baseVersion, patch, action, dependencies):
+    case let .run(slot, baseVersion, patch, action, dependencies, holdReply):
       writer.write(tag: 0)
       writer.write(bytes: slot)
       writer.write(baseVersion)
       writer.write(optional: patch)
       writer.write(bytes: action)
       writer.write(optional: dependencies)
+      writer.write(holdReply)
     case let .drop(slot):
       writer.write(tag: 1)
       writer.write(bytes: slot)
@@ -28,7 +29,7 @@ extension Wire.Request: WireCodable {
       self = .run(
         slot: try reader.readBytes(), baseVersion: try reader.readUInt64(),
         patch: try reader.readOptional(StatePatch.self), action: try reader.readBytes(),
-        dependencies: try reader.readOptional(Wire.DependencyHeader.self))
+        dependencies: try reader.readOptional(Wire.DependencyHeader.self), holdReply: try reader.readUInt64())
     case 1: self = .drop(slot: try reader.readBytes())
     case 2: self = .ping
     case let tag: throw .malformed("unknown request tag \(tag)")

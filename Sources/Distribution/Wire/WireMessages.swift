@@ -14,7 +14,7 @@ package enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 8
+  static let layoutVersion: UInt64 = 9
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action, or why it serves
@@ -86,9 +86,11 @@ package enum Wire {
   /// Host → worker: `BoundaryEndpoint.handle(_:)`.
   enum Request: Equatable, Sendable {
     /// Bring `slot` from `baseVersion` up to date with `patch` if any, then run `action` with
-    /// the host's dependencies: those of `dependencies`, or the last ones sent when nil.
+    /// the host's dependencies: those of `dependencies`, or the last ones sent when nil. Hold
+    /// the reply `holdReply` milliseconds before sending it (`slow`; 0: not at all).
     case run(
-      slot: [UInt8], baseVersion: UInt64, patch: StatePatch?, action: [UInt8], dependencies: DependencyHeader?)
+      slot: [UInt8], baseVersion: UInt64, patch: StatePatch?, action: [UInt8], dependencies: DependencyHeader?,
+      holdReply: UInt64 = 0)
     /// Forget the state of `slot`.
     case drop(slot: [UInt8])
     /// Answer at once: the host checks that an idle worker still answers.

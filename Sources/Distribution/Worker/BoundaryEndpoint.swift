@@ -1,4 +1,5 @@
 import Distributed
+import Foundation
 internal import Transport
 
 /// The worker's end of a boundary, a distributed actor the host calls on the control
@@ -34,9 +35,16 @@ distributed actor BoundaryEndpoint {
     server.hello
   }
 
-  /// The reply to `request`, with the runtime warnings raised while handling it.
+  /// The reply to `request`, with the runtime warnings raised while handling it; held as
+  /// long as the request asks (`slow`: a slow worker as the host's reducer sees it, whose
+  /// wait for the reply allows for the hold).
   distributed func handle(_ request: Wire.Request) -> Wire.Answer {
-    server.handle(request)
+    let answer = server.handle(request)
+    if case let .run(_, _, _, _, _, hold) = request, hold > 0 {
+      // On the worker's thread that reads the host's requests, which nothing else waits for.
+      Thread.sleep(forTimeInterval: Double(hold) / 1_000)
+    }
+    return answer
   }
 }
 

@@ -228,7 +228,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
           close(&core, slot: slot, hostVersion: nil)
           core.slots[slot] = nil
           return .dropped
-        case let .run(slot, baseVersion, patch, action, dependencies):
+        case let .run(slot, baseVersion, patch, action, dependencies, _):
           do {
             if let dependencies { adopt(dependencies, in: &core) }
             return try run(&core, slot: slot, baseVersion: baseVersion, patch: patch, action: action)

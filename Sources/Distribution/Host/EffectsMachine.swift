@@ -1,0 +1,189 @@
+@_spi(Testing) import Bulkhead
+import Dispatch
+
+/// The host's end of one worker's effects connection as a state machine: the proxy of each
+/// effect body running there, the checks that every message the worker sends came with
+/// cause (a run the host started, actions numbered one after another, a pong for a ping
+/// sent), the wake-ups a test store waits on until the worker settles, and whether the
+/// connection is open, closed (the worker is gone) or retired. It takes events (a proxy
+/// registered, a message read, messages about to be sent, the end) and returns `Command`s;
+/// `HostEffects` keeps it behind one lock and performs them outside it. Proxies and the
+/// executor a test store waits on are opaque to it. Drawn in docs/state-machines.md,
+/// "Host side".
+struct EffectsMachine<Proxy, Executor: AnyObject> {
+  /// Whether the connection still carries effects.
+  enum Phase: Equatable {
+    case open
+    /// The worker is gone: effects still running, or starting now, are lost.
+    case closed
+    /// The worker was let go with its child or the composition: its effects were ended on
+    /// purpose, none is lost.
+    case retired
+  }
+
+  /// What the host does next, outside the machine's lock.
+  enum Command {
+    /// Hand effect action `sequence` to `proxy`; with no proxy, or one that stopped taking,
+    /// tell the worker it was dropped.
+    case deliverAction(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?, to: Proxy?)
+    /// Have `proxy` sleep on the host's clock for the worker's body, then say it woke.
+    case deliverSleep(token: UInt64, duration: Duration, to: Proxy)
+    /// Report a worker's warning in `proxy`'s task; with no proxy taking it, to `owner`.
+    case deliverWarning(String, to: Proxy?, owner: RuntimeWarning.Handler)
+    /// The body of `proxy` ended in the worker: nothing more will come for it.
+    case finish(Proxy)
+    /// Answer the worker's question about a dependency.
+    case answer(token: UInt64, revision: UInt64, key: String, question: [UInt8])
+    /// The worker settled after every wake-up: `executor` (a test store's) may settle too.
+    case settled(Executor)
+    /// The pong the prober waits for came.
+    case pong(DispatchSemaphore)
+    /// The worker broke the protocol: give it up.
+    case fail(RestartReason)
+  }
+
+  private(set) var proxies: [UInt64: Proxy] = [:]
+  /// Who hears a warning about an effect whose proxy has ended (a worker's effect that sent
+  /// an action after its body returned): the handler of the proxy started last, the store's.
+  private var ownerOfEndedEffects = RuntimeWarning.Handler.standardError
+  /// The highest run the host has started: a worker's message about a later one is made up.
+  private(set) var highestRun: UInt64 = 0
+  /// The number of the last effect action that arrived: the worker numbers them one after
+  /// another, so a gap is an action that went missing on the way.
+  private(set) var lastAction: UInt64 = 0
+  private(set) var phase = Phase.open
+  /// Messages sent that can wake a worker's effect body, and how many of them the worker
+  /// has said it settled after.
+  private(set) var wakes: UInt64 = 0
+  private(set) var settledWakes: UInt64 = 0
+  /// The test store's executor, told that work in the worker runs until it settles.
+  private(set) var waiting: Executor?
+  /// Whether the worker was asked to report settling.
+  private var asksForReports = false
+  /// Pings sent, and the one being waited for, if any.
+  private(set) var pings: UInt64 = 0
+  private var awaitedPong: (token: UInt64, answered: DispatchSemaphore)?
+
+  /// Event: a proxy starts for body `run`, whose warnings go to `owner`. The phase it found:
+  /// only an open connection takes it. A run that has a proxy already was named twice (a
+  /// reply damaged into a running body's number): one of the two would wait for ever, so the
+  /// worker is given up (`fail`) and both are reported lost with the rest.
+  mutating func register(_ run: UInt64, _ proxy: Proxy, warningsTo owner: RuntimeWarning.Handler) -> (
+    phase: Phase, commands: [Command]
+  ) {
+    guard phase == .open else { return (phase, []) }
+    guard proxies[run] == nil else { return (.closed, [.fail(.brokeProtocol(.runNamedTwice(run: run)))]) }
+    proxies[run] = proxy
+    ownerOfEndedEffects = owner
+    highestRun = max(highestRun, run)
+    return (.open, [])
+  }
+
+  /// Event: the host is about to send `messages`, for `executor` if a test store's proxy sends
+  /// them. Those that can wake a worker's body keep the executor from settling until the
+  /// worker says it has; the first such asks the worker to report settling. Returns the
+  /// messages to send and the executor to tell that remote work started, if any.
+  mutating func sending(_ messages: [Wire.HostMessage], for executor: Executor?) -> (
+    messages: [Wire.HostMessage], started: Executor?
+  ) {
+    let waking = messages.count(where: \.wakesWorker)
+    guard waking > 0 else { return (messages, nil) }
+    wakes += UInt64(waking)
+    guard waiting == nil, phase == .open, let executor else { return (messages, nil) }
+    waiting = executor
+    defer { asksForReports = true }
+    return (asksForReports ? messages : [.reportSettling] + messages, executor)
+  }
+
+  /// Event: the host pings the worker; the token to send, or nil when the connection is not
+  /// open (nothing to ask). The pong signals `answered`.
+  mutating func pinging(answered: DispatchSemaphore) -> UInt64? {
+    guard phase == .open else { return nil }
+    pings += 1
+    awaitedPong = (pings, answered)
+    return pings
+  }
+
+  /// Event: the host stopped waiting for a pong.
+  mutating func stoppedWaitingForPong() {
+    awaitedPong = nil
+  }
+
+  /// Event: the connection ends as `ending` (closed or retired). Returns the proxies to end
+  /// and the executor waiting for the worker to settle: nothing will settle in a worker
+  /// that is gone.
+  mutating func end(as ending: Phase) -> (proxies: [Proxy], waiting: Executor?) {
+    if phase == .open { phase = ending }
+    defer {
+      proxies = [:]
+      waiting = nil
+    }
+    return (Array(proxies.values), waiting)
+  }
+
+  /// Event: the worker sent `message`. `mayAsk` says whether the host gave the worker a
+  /// dependency revision it may ask about. Messages about runs that ended are normal races;
+  /// about runs never started, made up. (A message only the host sends does not decode here.)
+  mutating func received(_ message: Wire.WorkerMessage, mayAsk: (_ revision: UInt64) -> Bool) -> [Command] {
+    if let violation = violation(by: message, mayAsk: mayAsk) { return [.fail(.brokeProtocol(violation))] }
+    switch message {
+    case let .action(run, sequence, bytes, outcome):
+      return [.deliverAction(sequence: sequence, bytes: bytes, outcome: outcome, to: proxies[run])]
+    case let .finished(run, _):
+      return proxies.removeValue(forKey: run).map { [.finish($0)] } ?? []
+    case let .sleep(run, token, nanoseconds):
+      return proxies[run].map { [.deliverSleep(token: token, duration: .nanoseconds(nanoseconds), to: $0)] } ?? []
+    case let .settled(count):
+      settledWakes = max(settledWakes, count)
+      guard settledWakes >= wakes, let executor = waiting else { return [] }
+      waiting = nil
+      return [.settled(executor)]
+    case let .pong(token):
+      guard let awaited = awaitedPong, awaited.token == token else { return [] }
+      return [.pong(awaited.answered)]
+    case let .question(token, revision, key, bytes):
+      return [.answer(token: token, revision: revision, key: key, question: bytes)]
+    case let .warning(run, message):
+      return [.deliverWarning(message, to: proxies[run], owner: ownerOfEndedEffects)]
+    }
+  }
+
+  /// What `message` shows the worker did wrong, if anything: a message the host never gave
+  /// it cause for, or effect actions gone missing on the way.
+  private mutating func violation(
+    by message: Wire.WorkerMessage, mayAsk: (_ revision: UInt64) -> Bool
+  ) -> ProtocolViolation? {
+    let isMadeUp: Bool
+    switch message {
+    case let .action(run, _, _, _), let .sleep(run, _, _), let .warning(run, _):
+      isMadeUp = run > highestRun
+    case let .finished(run, _):
+      // A body ends once, after its proxy entered the table, and only its end takes it out:
+      // an end of a run without one is made up (a damaged run number), and the proxy whose
+      // end it was would wait for ever.
+      isMadeUp = phase == .open && proxies[run] == nil
+    case let .settled(count): isMadeUp = count > wakes
+    case let .pong(token): isMadeUp = token > pings
+    case let .question(_, revision, _, _): isMadeUp = !mayAsk(revision)
+    }
+    if isMadeUp { return .unprompted(message: String(String(describing: message).prefix(160))) }
+    return missingActions(noticedBy: message)
+  }
+
+  /// Whether `message` shows that effect actions went missing on the way: the worker
+  /// numbers them one after another, and says at the end of each body how far it got.
+  private mutating func missingActions(noticedBy message: Wire.WorkerMessage) -> ProtocolViolation? {
+    switch message {
+    case let .action(_, sequence, _, _):
+      defer { lastAction = sequence }
+      guard sequence != lastAction &+ 1 else { return nil }
+      return .actionsMissing(last: lastAction, came: sequence)
+    case let .finished(_, numbered) where numbered > lastAction:
+      return .endedWithActionsMissing(said: numbered, last: lastAction)
+    default:
+      return nil
+    }
+  }
+}
+
+extension EffectsMachine.Command: Sendable where Proxy: Sendable, Executor: Sendable {}
