@@ -212,15 +212,6 @@ import Testing
       given: [.keep("body"), .received(.start(run: 1)), .received(.reportSettling), .settled(after: 1), .writing],
       event: .idle, commands: [], after: [.reportedWakes(1)]),
     Row(
-      name: "a question outstanding is not settled",
-      given: [.keep("body"), .received(.start(run: 1)), .received(.reportSettling), .ask(revision: 1, key: "k", question: [], "asker")],
-      event: .settled(after: 1), commands: [], after: [.reportedWakes(0)]),
-    Row(
-      name: "the answer lets the withheld settling be reported",
-      given: [.keep("body"), .received(.start(run: 1)), .received(.reportSettling), .ask(revision: 1, key: "k", question: [], "asker")],
-      event: .received(.answer(token: 1, answer)), commands: [.resume("asker", .answered(answer)), .checkSettled(wakes: 1)],
-      after: [.asking([])]),
-    Row(
       name: "the writer takes what waits, in order", given: streamed(2) + [.received(.ping(token: 1))],
       event: .writing, commands: [.post([action(1), action(2), .pong(token: 1)])], after: [.outgoing([])]),
   ]

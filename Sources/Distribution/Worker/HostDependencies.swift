@@ -85,10 +85,11 @@ private struct Asker: Sendable {
   let effects: WorkerEffects
 
   func standIn<Key: CrossingDependencyKey>(for _: Key.Type) -> any Sendable {
-    Key.asking({ question in ask(Key.self, question) }, awaiting: { question in await answer(Key.self, question) })
+    Key.asking { question in ask(Key.self, question) }
   }
 
-  /// The host's answer to `question`, for a synchronous call: blocks the calling thread.
+  /// The host's answer to `question`; blocks the calling thread until it comes (a crossing
+  /// dependency's calls are synchronous: `WorkerEffects.ask`).
   private func ask<Key: CrossingDependencyKey>(_: Key.Type, _ question: Key.Question) -> Key.Answer {
     let bytes: [UInt8]
     do {
@@ -97,18 +98,6 @@ private struct Asker: Sendable {
       return ownAnswer(Key.self, question, problem: "\(error)")
     }
     let answer = effects.ask(revision: revision, key: CrossingKeys.name(of: Key.self), question: bytes)
-    return read(answer, Key.self, question)
-  }
-
-  /// The host's answer to `question`, for an `async` call: suspends the calling task.
-  private func answer<Key: CrossingDependencyKey>(_: Key.Type, _ question: Key.Question) async -> Key.Answer {
-    let bytes: [UInt8]
-    do {
-      bytes = try BinaryEncoder().encode(question)
-    } catch {
-      return ownAnswer(Key.self, question, problem: "\(error)")
-    }
-    let answer = await effects.answer(revision: revision, key: CrossingKeys.name(of: Key.self), question: bytes)
     return read(answer, Key.self, question)
   }
 

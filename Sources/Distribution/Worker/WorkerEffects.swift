@@ -130,24 +130,18 @@ final class WorkerEffects: Sendable {
   /// `revision`, and blocks the calling thread until the answer comes; nil when the
   /// connection has ended (then no answer ever comes, and the worker is on its way out).
   ///
-  /// The worker's one place that blocks a thread: a reducer is synchronous, and so is a
-  /// dependency call it makes, so the value it asked for must be there when the call returns.
-  /// An effect body that calls an async crossing dependency awaits instead (`answer(…)`).
+  /// The worker's one wait that blocks a thread. A crossing dependency's calls are
+  /// synchronous (`CrossingDependencyKey.asking` hands its stand-in a synchronous `ask`, and
+  /// the host answers synchronously), whether a reducer makes them or an effect body: the
+  /// answer must be there when the call returns. Every other wait in a worker — for the
+  /// turn to number an action, for the window, for a sleep on the host's clock — suspends
+  /// the body's task and holds no thread.
+  ///
   /// Never called on the thread that reads the connection, which is the one that answers.
   func ask(revision: UInt64, key: String, question: [UInt8]) -> Wire.DependencyAnswer? {
     let thread = BlockedThread()
     handle(.ask(revision: revision, key: key, question: question, .thread(thread)))
     guard case let .answered(answer) = thread.wait() else { return nil }
-    return answer
-  }
-
-  /// Asks the host about the crossing dependency named `key`, as `ask` does, and suspends the
-  /// calling task, not its thread, until the answer comes.
-  func answer(revision: UInt64, key: String, question: [UInt8]) async -> Wire.DependencyAnswer? {
-    let resumption = await withCheckedContinuation { continuation in
-      handle(.ask(revision: revision, key: key, question: question, .task(continuation)))
-    }
-    guard case let .answered(answer) = resumption else { return nil }
     return answer
   }
 

@@ -196,8 +196,7 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     case .idle:
       return (outgoing.isEmpty ? [] : [.write]) + checkSettled()
     case let .settled(after):
-      // A question outstanding is a body (or reducer) still at work, though its task waits.
-      guard after > reportedWakes, asking.isEmpty else { return [] }
+      guard after > reportedWakes else { return [] }
       reportedWakes = after
       return send(.settled(count: after))
     case .writing:
@@ -254,8 +253,8 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       return send(.pong(token: token))
     case let .answer(token, answer):
       guard let waiter = asking.removeValue(forKey: token) else { return stop() }
-      // The settling withheld while it was asked can be reported now.
-      return [.resume(waiter, .answered(answer))] + checkSettled()
+      // It wakes nothing that waits on the host: the asker is a blocked thread, not counted.
+      return [.resume(waiter, .answered(answer))]
     case .action, .finished, .sleep, .settled, .pong, .question, .warning:
       return stop()
     }

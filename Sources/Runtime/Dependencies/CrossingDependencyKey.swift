@@ -56,22 +56,6 @@ public protocol CrossingDependencyKey: DependencyKey {
   /// ```
   static func asking(_ ask: @escaping @Sendable (Question) -> Answer) -> Value
 
-  /// The worker's stand-in for a value whose calls are `async`: `awaiting` asks as `ask` does,
-  /// but suspends the calling task instead of blocking its thread until the host has answered,
-  /// so other effects in the worker go on meanwhile. By default, `asking(ask)`.
-  ///
-  /// ```swift
-  /// static func asking(
-  ///   _ ask: @escaping @Sendable (String) -> Profile,
-  ///   awaiting: @escaping @Sendable (String) async -> Profile
-  /// ) -> ProfileClient {
-  ///   ProfileClient(fetch: awaiting)
-  /// }
-  /// ```
-  static func asking(
-    _ ask: @escaping @Sendable (Question) -> Answer, awaiting: @escaping @Sendable (Question) async -> Answer
-  ) -> Value
-
   /// Whether a worker may make the live value itself, with no question to the host, when the
   /// host runs live and has not overridden the key: true for values that are the same
   /// anywhere (random UUIDs, the system's date). False by default.
@@ -84,12 +68,6 @@ public protocol CrossingDependencyKey: DependencyKey {
 
 extension CrossingDependencyKey {
   public static var workerUsesItsOwnLiveValue: Bool { false }
-
-  public static func asking(
-    _ ask: @escaping @Sendable (Question) -> Answer, awaiting: @escaping @Sendable (Question) async -> Answer
-  ) -> Value {
-    asking(ask)
-  }
 }
 
 /// The question of a key that crosses by value: "what is your value?".
