@@ -139,39 +139,11 @@ private struct BoundaryFinder: BoundaryVisitor {
 /// Serves one child boundary: the worker's copies of the child's states, one per slot, and
 /// the outcomes of effect actions it computed ahead of the host.
 private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecomputer {
-  private struct Slot {
-    var version: UInt64
-    var state: Child.State
-  }
-
-  /// An effect action run ahead of the host: its result stands in for the slot once the host
-  /// takes it, and its effect bodies are dropped if the host does not.
-  private struct Tentative {
-    let slot: [UInt8]
-    let outcome: Wire.Outcome
-    let state: Child.State
-    let runs: [UInt64]
-    /// Whether the slot still waits to hear which state is the host's.
-    var isOpen = true
-  }
+  private typealias Slot = WorkerSlots<Child.State>.Slot
 
   private struct Core {
     let child: Child
-    var slots: [[UInt8]: Slot] = [:]
-    var tentative: [UInt64: Tentative] = [:]
-    /// The open tentative outcomes of each slot, by sequence, in the order they were computed:
-    /// each starts from the state the one before it left, so a stream of effect actions is
-    /// computed ahead one after another while the host catches up.
-    var open: [[UInt8]: [UInt64]] = [:]
-    /// The last version this worker gave a state. Every new state gets a new one, so the host
-    /// can tell by its version alone whether an outcome computed ahead starts from its copy.
-    var lastVersion = Wire.emptyVersion
-
-    /// A version no state of this worker had before.
-    mutating func newVersion() -> UInt64 {
-      lastVersion += 1
-      return lastVersion
-    }
+    var slots = WorkerSlots<Child.State>()
     /// The worker's own dependencies in the host's context, and the host's clock; their
     /// defaults live as long as the context does, as a store's do.
     var base: DependencyValues
@@ -225,8 +197,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         case .ping:
           return .pong
         case let .drop(slot):
-          close(&core, slot: slot, hostVersion: nil)
-          core.slots[slot] = nil
+          _ = core.slots.handle(.dropped(slot: slot))
           return .dropped
         case let .run(slot, baseVersion, patch, action, dependencies, _):
           do {
@@ -249,7 +220,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   func outcome(of action: any Sendable, in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
     withCore { core in
       guard core.host?.allowsRunningAhead == true, let dependencies = core.dependencies,
-        let base = tip(of: key, in: core), let action = action as? Child.Action
+        let base = core.slots.tip(of: key), let action = action as? Child.Action
       else { return nil }
       var state = base.state
       var runs: [UInt64] = []
@@ -260,17 +231,10 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         runner.discard(runs)
         return nil
       }
-      core.tentative[sequence] = Tentative(slot: key, outcome: outcome, state: state, runs: runs)
-      core.open[key, default: []].append(sequence)
+      _ = core.slots.handle(
+        .computedAhead(sequence: sequence, slot: key, outcome: outcome, state: state, runs: runs))
       return outcome
     }
-  }
-
-  /// Where the next outcome computed ahead for `key` starts: the state the last open one left,
-  /// or the slot's.
-  private func tip(of key: [UInt8], in core: Core) -> Slot? {
-    guard let last = core.open[key]?.last, let tentative = core.tentative[last] else { return core.slots[key] }
-    return Slot(version: tentative.outcome.version, state: tentative.state)
   }
 
   func settle(sequence: UInt64, taken: Bool) {
@@ -297,31 +261,15 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   /// Applies the pending settlements in order, and returns the effect bodies of outcomes the
   /// host did not take.
   private func applySettlements(_ core: inout Core) -> [UInt64] {
+    let pending = settlements.withLock { settlements in
+      defer { settlements = [] }
+      return settlements
+    }
     var discarded: [UInt64] = []
-    for settlement in settlements.withLock({ settlements in defer { settlements = [] }; return settlements }) {
-      guard let tentative = core.tentative.removeValue(forKey: settlement.sequence) else { continue }
-      if tentative.isOpen, var chain = core.open.removeValue(forKey: tentative.slot),
-        let position = chain.firstIndex(of: settlement.sequence)
-      {
-        if settlement.taken {
-          // Those before it were taken too (it started from their state), even if the word
-          // of it comes later: two effects' acknowledgements can cross.
-          for earlier in chain[..<position] { core.tentative[earlier]?.isOpen = false }
-          chain.removeSubrange(...position)
-        } else {
-          // The ones computed after it started from its state, which the host's copy never
-          // became: the host asks for their actions instead.
-          for later in chain[(position + 1)...] { core.tentative[later]?.isOpen = false }
-          chain.removeSubrange(position...)
-        }
-        if !chain.isEmpty { core.open[tentative.slot] = chain }
+    for settlement in pending {
+      for case let .discard(runs) in core.slots.handle(.settled(sequence: settlement.sequence, taken: settlement.taken)) {
+        discarded += runs
       }
-      // Versions only grow, so a taken outcome newer than the slot is the host's copy now,
-      // whether its word came in order or not. A slot dropped meanwhile stays dropped.
-      if settlement.taken, let slot = core.slots[tentative.slot], tentative.outcome.version > slot.version {
-        core.slots[tentative.slot] = Slot(version: tentative.outcome.version, state: tentative.state)
-      }
-      if !settlement.taken { discarded += tentative.runs }
     }
     return discarded
   }
@@ -343,15 +291,15 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     guard let dependencies = core.dependencies else {
       throw DistributionError.protocolViolation("the host sent an action before its dependencies")
     }
-    close(&core, slot: key, hostVersion: baseVersion)
+    _ = core.slots.handle(.requested(slot: key, hostVersion: baseVersion))
     guard var slot = try current(&core, slot: key, baseVersion: baseVersion, patch: patch) else {
-      return .stale(version: core.slots[key]?.version ?? Wire.emptyVersion)
+      return .stale(version: core.slots.slots[key]?.version ?? Wire.emptyVersion)
     }
     var runs: [UInt64] = []
     let outcome = try reduce(
       &core, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, with: dependencies,
       runs: &runs)
-    core.slots[key] = Slot(version: outcome.version, state: slot.state)
+    _ = core.slots.handle(.ran(slot: key, Slot(version: outcome.version, state: slot.state)))
     return .ran(outcome)
   }
 
@@ -372,20 +320,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       return run
     }
     return Wire.Outcome(
-      baseVersion: version, version: patch == nil ? version : core.newVersion(), patch: patch, effect: portable)
-  }
-
-  /// A request for `key` arrived: the host's copy is at `hostVersion` (nil: it has none), which
-  /// says which of the slot's open tentative outcomes it took last. None of them can be taken
-  /// after a request; their effect bodies wait for the host's word in `settle`.
-  private func close(_ core: inout Core, slot key: [UInt8], hostVersion: UInt64?) {
-    for sequence in core.open.removeValue(forKey: key) ?? [] {
-      guard let tentative = core.tentative[sequence] else { continue }
-      core.tentative[sequence]?.isOpen = false
-      if hostVersion == tentative.outcome.version {
-        core.slots[key] = Slot(version: tentative.outcome.version, state: tentative.state)
-      }
-    }
+      baseVersion: version, version: patch == nil ? version : core.slots.newVersion(), patch: patch, effect: portable)
   }
 
   /// The slot brought to the host's version, or nil when the request is based on another
@@ -393,7 +328,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private func current(
     _ core: inout Core, slot key: [UInt8], baseVersion: UInt64, patch: StatePatch?
   ) throws -> Slot? {
-    let existing = baseVersion == Wire.emptyVersion ? nil : core.slots[key]
+    let existing = baseVersion == Wire.emptyVersion ? nil : core.slots.slots[key]
     guard baseVersion == Wire.emptyVersion || existing?.version == baseVersion else { return nil }
     guard let patch else {
       guard let existing else {
@@ -401,6 +336,6 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       }
       return existing
     }
-    return Slot(version: core.newVersion(), state: try states.apply(patch, existing?.state))
+    return Slot(version: core.slots.newVersion(), state: try states.apply(patch, existing?.state))
   }
 }

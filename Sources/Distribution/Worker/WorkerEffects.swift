@@ -26,35 +26,16 @@ final class WorkerEffects: Sendable {
   /// (for the precomputer, which would otherwise decode it again).
   typealias Body = @Sendable (_ forward: @escaping @Sendable ([UInt8], any Sendable) async -> Void) async -> Void
 
-  private struct Kept {
+  /// A body kept until the host starts it, with the slot whose state it belongs to.
+  struct Kept: Sendable {
     let body: Body
     let slot: [UInt8]
   }
 
+  typealias Machine = WorkerEffectsMachine<Kept, Task<Void, Never>, Waiter>
+
   /// The effect body a task runs, so that its sleeps can name it to the host.
   @TaskLocal static var currentRun: UInt64?
-
-  private struct State {
-    var nextRun: UInt64 = 0
-    var nextSequence: UInt64 = 0
-    var nextSleep: UInt64 = 0
-    var sleeping: [UInt64: PendingSleep] = [:]
-    /// The host's messages that can wake an effect body, handled so far; and the count last
-    /// reported settled.
-    var wakes: UInt64 = 0
-    var reportedWakes: UInt64 = 0
-    /// Whether the host wants those reports: only a test store waits on them.
-    var reportsSettling = false
-    var kept: [UInt64: Kept] = [:]
-    var running: [UInt64: Task<Void, Never>] = [:]
-    var nextQuestion: UInt64 = 0
-    var asking: [UInt64: PendingAnswer] = [:]
-    /// Actions written that the host has not acknowledged yet, and the sends waiting for
-    /// fewer of them.
-    var unacknowledged = 0
-    var blocked: [CheckedContinuation<Void, Never>] = []
-    var isClosed = false
-  }
 
   private struct PrecomputerReference {
     weak var precomputer: (any OutcomePrecomputer)?
@@ -68,15 +49,15 @@ final class WorkerEffects: Sendable {
   static let batch = 64
   static let batchDelay = DispatchTimeInterval.microseconds(500)
 
-  private let state = Mutex(State())
-  /// Actions written by effect bodies wait here, in order, until the bodies have nothing more
-  /// to run (the executor is idle), `batch` of them wait, or `batchDelay` has passed: a
-  /// streaming body's actions go out in a few writes rather than one each, and the host reads
-  /// them in a few reads. Any other message is written at once, behind them.
-  private let outgoing = Mutex<[Wire.WorkerMessage]>([])
-  /// Held while an action is numbered, computed ahead and queued. Taken before the core's lock
-  /// and `outgoing`'s, never after.
-  private let forwarding = Mutex(())
+  /// The only lock around the bookkeeping. Nothing else is taken while it is held: commands
+  /// are performed after it is let go, so it cannot take part in a lock-order cycle.
+  private let machine = Mutex(Machine(window: WorkerEffects.window, batch: WorkerEffects.batch))
+  /// Held while what waits is taken from the machine and written, so that messages leave in
+  /// the order the machine queued them. Actions written by effect bodies wait in the machine
+  /// until the bodies have nothing more to run (the executor is idle), `batch` of them wait,
+  /// or `batchDelay` has passed: a streaming body's actions go out in a few writes rather than
+  /// one each, and the host reads them in a few reads.
+  private let writing = Mutex(())
   private let system: SocketActorSystem
   private let host: HostEndpoint
   private let reference = Mutex(PrecomputerReference())
@@ -97,10 +78,7 @@ final class WorkerEffects: Sendable {
     box.value = self
     // The system keeps the endpoint the host sends to; the endpoint finds `self` through the box.
     _ = system.hosting(WorkerEffectsEndpoint.id) { WorkerEffectsEndpoint(effects: box, actorSystem: $0) }
-    executor.onChange { [weak self] in
-      self?.flush()
-      self?.reportIfSettled()
-    }
+    executor.onChange { [weak self] in self?.handle(.idle) }
   }
 
   /// Keeps `body`, an effect of the child state in `slot`, until the host starts it, and
@@ -117,40 +95,29 @@ final class WorkerEffects: Sendable {
             await forward(bytes, action)
           }, executor: nil))
     }
-    return state.withLock { state in
-      state.nextRun += 1
-      state.kept[state.nextRun] = Kept(body: erased, slot: slot)
-      return state.nextRun
-    }
+    guard case let .numbered(run) = handle(.keep(Kept(body: erased, slot: slot))) else { return 0 }
+    return run
   }
 
   /// Forgets bodies that the host will never start.
   func discard(_ runs: [UInt64]) {
-    state.withLock { state in
-      for run in runs { state.kept[run] = nil }
-    }
+    guard !runs.isEmpty else { return }
+    handle(.discard(runs))
   }
 
   /// Sleeps for `duration` on the host's clock: in a test, the `TestClock` the test advances.
   /// Outside an effect body the host cannot tell apart, it sleeps here.
   func sleep(for duration: Duration) async throws {
     guard let run = Self.currentRun else { return try await ContinuousClock().sleep(for: duration) }
-    let pending = PendingSleep()
-    let token = state.withLock { state -> UInt64? in
-      guard !state.isClosed else { return nil }
-      state.nextSleep += 1
-      state.sleeping[state.nextSleep] = pending
-      return state.nextSleep
-    }
-    guard let token else { throw CancellationError() }
-    try await withTaskCancellationHandler {
-      try await pending.wait {
-        send(.sleep(run: run, token: token, nanoseconds: Self.nanoseconds(duration)))
+    guard case let .numbered(token) = handle(.reserveSleep) else { throw CancellationError() }
+    let resumption = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        handle(.sleep(token: token, run: run, nanoseconds: Self.nanoseconds(duration), .task(continuation)))
       }
     } onCancel: {
-      state.withLock { _ = $0.sleeping.removeValue(forKey: token) }
-      pending.end(throwing: CancellationError())
+      handle(.cancelSleep(token: token))
     }
+    guard resumption == .woke else { throw CancellationError() }
   }
 
   private static func nanoseconds(_ duration: Duration) -> UInt64 {
@@ -162,219 +129,113 @@ final class WorkerEffects: Sendable {
   /// Asks the host about the crossing dependency named `key`, as of the host's values at
   /// `revision`, and blocks the calling thread until the answer comes; nil when the
   /// connection has ended (then no answer ever comes, and the worker is on its way out).
+  ///
+  /// The worker's one wait that blocks a thread. A crossing dependency's calls are
+  /// synchronous (`CrossingDependencyKey.asking` hands its stand-in a synchronous `ask`, and
+  /// the host answers synchronously), whether a reducer makes them or an effect body: the
+  /// answer must be there when the call returns. Every other wait in a worker — for the
+  /// turn to number an action, for the window, for a sleep on the host's clock — suspends
+  /// the body's task and holds no thread.
+  ///
   /// Never called on the thread that reads the connection, which is the one that answers.
   func ask(revision: UInt64, key: String, question: [UInt8]) -> Wire.DependencyAnswer? {
-    let pending = PendingAnswer()
-    let token = state.withLock { state -> UInt64? in
-      guard !state.isClosed else { return nil }
-      state.nextQuestion += 1
-      state.asking[state.nextQuestion] = pending
-      return state.nextQuestion
-    }
-    guard let token else { return nil }
-    send(.question(token: token, revision: revision, key: key, bytes: question))
-    return pending.wait()
+    let thread = BlockedThread()
+    handle(.ask(revision: revision, key: key, question: question, .thread(thread)))
+    guard case let .answered(answer) = thread.wait() else { return nil }
+    return answer
   }
 
-  /// Cancels every effect and lets every waiting `send` and question return: the host is gone.
+  /// Cancels every effect and lets every waiting `send`, sleep and question return: the host
+  /// is gone.
   func stop() {
-    let (tasks, blocked, sleeping, asking) = state.withLock { state in
-      state.isClosed = true
-      defer {
-        state.kept = [:]
-        state.running = [:]
-        state.blocked = []
-        state.sleeping = [:]
-        state.asking = [:]
-      }
-      return (Array(state.running.values), state.blocked, Array(state.sleeping.values), Array(state.asking.values))
-    }
-    for task in tasks { task.cancel() }
-    for continuation in blocked { continuation.resume() }
-    for pending in sleeping { pending.end(throwing: CancellationError()) }
-    for pending in asking { pending.fulfil(nil) }
-    system.close()
+    handle(.stop)
   }
 
-  /// A message the worker cannot make sense of ends its effects connection, and with it the
-  /// worker: the host restarts it from its own copy rather than trust a copy that may have
-  /// gone astray. Messages about runs or sleeps that ended already are normal races and are
-  /// let pass; ones about runs, actions or sleeps that never existed are not.
+  /// Handles the host's message. One the worker cannot make sense of ends its effects
+  /// connection, and with it the worker (`WorkerEffectsMachine`).
   func receive(_ message: Wire.HostMessage) {
-    let isKnown = state.withLock { state in
-      switch message {
-      case let .start(run): state.kept[run] != nil
-      case let .cancel(run): run <= state.nextRun
-      case let .processed(sequence, _): sequence <= state.nextSequence && state.unacknowledged > 0
-      case let .woke(token): token <= state.nextSleep
-      case let .answer(token, _): state.asking[token] != nil
-      case .reportSettling, .ping: true
-      }
-    }
-    guard isKnown else { return stop() }
-    switch message {
-    case let .start(run): start(run)
-    case let .cancel(run): cancel(run)
-    case let .processed(sequence, tookOutcome):
-      precomputer?.settle(sequence: sequence, taken: tookOutcome)
-      let unblocked = state.withLock { state in
-        state.unacknowledged -= 1
-        // Half a window at least, so that a body that waits goes on with a burst, not one at a time.
-        guard state.unacknowledged <= Self.window / 2 else { return [CheckedContinuation<Void, Never>]() }
-        defer { state.blocked = [] }
-        return state.blocked
-      }
-      for continuation in unblocked { continuation.resume() }
-    case let .woke(token):
-      state.withLock { $0.sleeping.removeValue(forKey: token) }?.end(throwing: nil)
-    case .reportSettling:
-      state.withLock { $0.reportsSettling = true }
-      reportIfSettled()
-      return
-    case let .ping(token):
-      return send(.pong(token: token))
-    case let .answer(token, answer):
-      state.withLock { $0.asking.removeValue(forKey: token) }?.fulfil(answer)
-      return
-    }
-    state.withLock { $0.wakes += 1 }
-    reportIfSettled()
+    handle(.received(message))
   }
 
-  /// Tells the host once every effect body is finished or waiting on it, so that a test store
-  /// there knows this worker's effects have settled. The count is read before the check, so a
-  /// body woken by a message it covers is seen running.
-  private func reportIfSettled() {
-    guard let wakes = state.withLock({ $0.reportsSettling ? $0.wakes : nil }), executor.isSettled
-    else { return }
-    let isNew = state.withLock { state in
-      guard wakes > state.reportedWakes else { return false }
-      state.reportedWakes = wakes
-      return true
-    }
-    if isNew { send(.settled(count: wakes)) }
+  /// What a command left for the caller of `handle` to do itself.
+  private enum Reply {
+    case none
+    /// The number the machine gave the caller's body, sleep or action.
+    case numbered(UInt64)
+    case waitForTurn
+    case waitForWindow
   }
 
-  private func start(_ run: UInt64) {
-    state.withLock { state in
-      guard let kept = state.kept.removeValue(forKey: run) else { return }
-      state.running[run] = Task(executorPreference: executor) {
-        // The body's warnings go to the host, to be reported where its proxy runs.
-        let warn: @Sendable (RuntimeWarning) -> Void = { [weak self] warning in
-          self?.send(.warning(run: run, message: warning.message))
-        }
-        await withRuntimeWarningHandler(warn) {
-          await Self.$currentRun.withValue(run) {
-            await kept.body { [weak self] bytes, action in
-              await self?.forward(bytes, action, from: run, slot: kept.slot)
-            }
+  /// Feeds `event` to the machine and performs what it says, after letting go of the lock.
+  @discardableResult
+  private func handle(_ event: Machine.Event) -> Reply {
+    var reply = Reply.none
+    for command in machine.withLock({ $0.handle(event) }) {
+      switch command {
+      case let .numbered(number): reply = .numbered(number)
+      case .waitForTurn: reply = .waitForTurn
+      case .waitForWindow: reply = .waitForWindow
+      case let .start(run, kept): start(run, kept)
+      case let .cancel(task): task.cancel()
+      case let .resume(waiter, resumption): waiter.resume(resumption)
+      case let .settle(sequence, taken): precomputer?.settle(sequence: sequence, taken: taken)
+      case .write: write()
+      case .writeLater:
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.batchDelay) { [weak self] in self?.write() }
+      case let .post(messages):
+        // A failed send means the host closed this connection: it retired this worker or is
+        // gone, and the end of the control connection stops the worker.
+        try? host.post(messages)
+      case let .checkSettled(wakes):
+        if executor.isSettled { handle(.settled(after: wakes)) }
+      case .close: system.close()
+      }
+    }
+    return reply
+  }
+
+  private func start(_ run: UInt64, _ kept: Kept) {
+    let task = Task(executorPreference: executor) {
+      // The body's warnings go to the host, to be reported where its proxy runs.
+      let warn: @Sendable (RuntimeWarning) -> Void = { [weak self] warning in
+        self?.handle(.warn(run: run, message: warning.message))
+      }
+      await withRuntimeWarningHandler(warn) {
+        await Self.$currentRun.withValue(run) {
+          await kept.body { [weak self] bytes, action in
+            await self?.forward(bytes, action, from: run, slot: kept.slot)
           }
         }
-        self.finish(run)
       }
+      self.handle(.returned(run: run))
     }
-  }
-
-  private func cancel(_ run: UInt64) {
-    let (task, wasKept) = state.withLock { state in
-      (state.running[run], state.kept.removeValue(forKey: run) != nil)
-    }
-    task?.cancel()
-    // A body that never started sent nothing, and claims nothing.
-    if wasKept { send(.finished(run: run, lastAction: 0)) }
-  }
-
-  private func finish(_ run: UInt64) {
-    state.withLock { _ = $0.running.removeValue(forKey: run) }
-    // Under `forwarding`, so that no action numbered before this is still to be queued.
-    forwarding.withLock { _ in
-      send(.finished(run: run, lastAction: state.withLock { $0.nextSequence }))
-    }
+    handle(.began(run: run, task))
   }
 
   /// Writes the action and returns at once, unless the host has `window` actions to
   /// acknowledge: then it waits until it has half as many.
   private func forward(_ bytes: [UInt8], _ action: any Sendable, from run: UInt64, slot: [UInt8]) async {
-    // Numbered and queued in one step, so that actions leave in the order of their numbers and
-    // the host can tell one that went missing.
-    let isSent = forwarding.withLock { _ in
-      let sequence = state.withLock { state -> UInt64? in
-        guard !state.isClosed else { return nil }
-        state.nextSequence += 1
-        state.unacknowledged += 1
-        return state.nextSequence
-      }
-      guard let sequence else { return false }
-      let outcome = precomputer?.outcome(of: action, in: slot, sequence: sequence)
-      queue(.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome))
-      return true
+    // One body at a time numbers, computes ahead and queues an action, so that actions leave,
+    // and are computed ahead, in the order of their numbers; the host can tell one that went
+    // missing. The others wait for their turn, suspended.
+    let sequence: UInt64
+    switch handle(.forward) {
+    case let .numbered(number): sequence = number
+    case .waitForTurn:
+      let resumption = await withCheckedContinuation { handle(.waitForTurn(.task($0))) }
+      guard case let .numbered(number) = resumption else { return }
+      sequence = number
+    case .none, .waitForWindow: return
     }
-    guard isSent, state.withLock({ $0.unacknowledged >= Self.window }) else { return }
-    // The host acknowledges only what it has.
-    flush()
-    await withCheckedContinuation { continuation in
-      let isFree = state.withLock { state in
-        guard state.unacknowledged >= Self.window, !state.isClosed else { return true }
-        state.blocked.append(continuation)
-        return false
-      }
-      if isFree { continuation.resume() }
-    }
+    let outcome = precomputer?.outcome(of: action, in: slot, sequence: sequence)
+    let action = Wire.WorkerMessage.action(run: run, sequence: sequence, bytes: bytes, outcome: outcome)
+    guard case .waitForWindow = handle(.queue(action, sequence: sequence)) else { return }
+    _ = await withCheckedContinuation { handle(.waitForWindow(.task($0))) }
   }
 
-  /// Writes `message` now, behind the actions waiting to be written.
-  private func send(_ message: Wire.WorkerMessage) {
-    write { $0.append(message) }
-  }
-
-  /// Adds an effect's action to those waiting to be written; writes them when there are
-  /// `batch`, and makes sure they wait no longer than `batchDelay`.
-  private func queue(_ action: Wire.WorkerMessage) {
-    let count = outgoing.withLock { pending in
-      pending.append(action)
-      return pending.count
-    }
-    if count >= Self.batch {
-      flush()
-    } else if count == 1 {
-      DispatchQueue.global().asyncAfter(deadline: .now() + Self.batchDelay) { [weak self] in self?.flush() }
-    }
-  }
-
-  /// Writes the actions waiting to be written.
-  private func flush() {
-    write { _ in }
-  }
-
-  /// Writes what waits, after `adding` to it, in one write. Writes happen under the lock, so
-  /// that messages leave in the order they were added.
-  private func write(adding: (inout [Wire.WorkerMessage]) -> Void) {
-    outgoing.withLock { pending in
-      adding(&pending)
-      guard !pending.isEmpty else { return }
-      defer { pending.removeAll(keepingCapacity: true) }
-      // A failed send means the host closed this connection: it retired this worker or is
-      // gone, and the end of the control connection stops the worker.
-      try? host.post(pending)
-    }
-  }
-}
-
-/// One question a worker asked the host: the asking thread waits until the answer comes or
-/// the connection ends, whichever is first.
-final class PendingAnswer: Sendable {
-  private let answer = Mutex<Wire.DependencyAnswer?>(nil)
-  private let arrived = DispatchSemaphore(value: 0)
-
-  /// Hands the asker `answer`; nil when none will come.
-  func fulfil(_ answer: Wire.DependencyAnswer?) {
-    self.answer.withLock { $0 = answer }
-    arrived.signal()
-  }
-
-  func wait() -> Wire.DependencyAnswer? {
-    arrived.wait()
-    return answer.withLock { $0 }
+  /// Writes what waits in the machine, in one write.
+  private func write() {
+    writing.withLock { _ in _ = handle(.writing) }
   }
 }
 
