@@ -89,7 +89,10 @@ struct BenchmarkWorker {
     process = try WorkerProcess(
       name: mode.rawValue, executable: URL(fileURLWithPath: CommandLine.arguments[0]),
       arguments: [mode.rawValue], socketPath: listener.path, secret: secret
-    ) { line in print("[\(line.worker)] \(line.text)") }
+    ) { line in
+      // Standard error: standard output is the tables, which `compose.sh bench --write` keeps.
+      FileHandle.standardError.write(Data("[\(line.worker)] \(line.text)\n".utf8))
+    }
     CPULayout.place(worker: process.pid)
     connection = FramedConnection(try listener.accept())
     _ = try Handshake.verify(connection, secret: secret, expectedPID: process.pid)

@@ -3,6 +3,10 @@ import Synchronization
 
 /// Whether a `TestStore` insists on every state change, received action and effect being
 /// asserted (`.on`, the default) or only checks what the test states (`.off`).
+///
+/// ```swift
+/// store.exhaustivity = .off  // assert only what this test is about
+/// ```
 public enum Exhaustivity: Equatable, Sendable {
   case on, off
 }
@@ -23,14 +27,27 @@ public enum Exhaustivity: Equatable, Sendable {
 @MainActor
 public final class TestStore<State: Equatable, Action: Sendable> {
   /// How strict the assertions are.
+  ///
+  /// ```swift
+  /// store.exhaustivity = .off
+  /// await store.send(.saveButtonTapped)  // the state may change in ways left unasserted
+  /// ```
   public var exhaustivity: Exhaustivity = .on {
     didSet { endChecks.withLock { $0.exhaustivity = exhaustivity } }
   }
 
   /// How long `receive` and `finish` wait for effects before failing.
+  ///
+  /// ```swift
+  /// store.timeout = .seconds(5)  // an effect that crosses to a worker process
+  /// ```
   public var timeout: Duration
 
   /// The state as of the last asserted action.
+  ///
+  /// ```swift
+  /// #expect(store.state.counter1.count == 1)
+  /// ```
   public private(set) var state: State
 
   /// The dependencies of the steps to come: a change applies to the reducer, and to the
@@ -57,6 +74,12 @@ public final class TestStore<State: Equatable, Action: Sendable> {
   ///
   /// The feature at the root can dismiss the store, as a presented feature dismisses itself:
   /// `dismiss()` in one of its effects cancels every effect, and a later `send` fails.
+  ///
+  /// ```swift
+  /// let store = TestStore(initialState: Guestbook.State()) { Guestbook() } withDependencies: {
+  ///   $0.uuid = .incrementing
+  /// }
+  /// ```
   public init<R: Reducer<State, Action>>(
     initialState: State,
     @ReducerBuilder<State, Action> reducer: () -> R,

@@ -1,5 +1,13 @@
 /// What can go wrong when boundaries run in other processes. Each case says what and where,
 /// and how to fix it when the fix is the user's.
+///
+/// ```swift
+/// do {
+///   _ = try Placement(parsing: "counter1 pool 0\n", file: "two.placement")
+/// } catch {
+///   print(error)  // two.placement:1: …, the line and what is wrong with it
+/// }
+/// ```
 public enum DistributionError: Error, Equatable, CustomStringConvertible {
   /// A placement file that cannot be used; nothing was started.
   case placement(file: String, line: Int, reason: String)
@@ -14,6 +22,7 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
   /// A command line the host or a worker cannot act on: what is wrong, and what to run.
   case usage(String)
 
+  /// The error for a person: what went wrong, where, and the fix when there is one.
   public var description: String {
     switch self {
     case let .placement(file, line, reason):

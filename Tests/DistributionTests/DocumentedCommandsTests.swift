@@ -23,6 +23,8 @@ import Testing
       "it draws in a terminal until q; DetachedCompositionTests.topRedrawsInARealTerminalAndGivesItBack types it in tmux",
     "./compose.sh bench":
       "a release build and minutes of measuring; `swift build` builds the benchmark, but no test runs it",
+    "./compose.sh bench --write docs/benchmarks.md":
+      "the same run, then it rewrites the page; BenchmarkPageTests writes a canned run into a copy of the page",
     "./compose.sh run --package Samples/Guestbook --product guestbook":
       "a release build of another package (minutes); .ci/run runs it",
     ".build/debug/bulkhead-soak restarts 1000":

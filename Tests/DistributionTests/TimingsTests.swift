@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+@testable import BulkheadTools
 import Examples
 import Foundation
 import Synchronization

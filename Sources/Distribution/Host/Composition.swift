@@ -16,9 +16,15 @@ package import Transport
 /// composition.shutdown()
 /// ```
 public final class Composition: Sendable {
-  /// The placed boundaries and the pids of their workers, in placement order.
+  /// A placed boundary and the pids of its workers.
+  ///
+  /// ```swift
+  /// composition.processes.map(\.boundary)  // ["counter1", "counter2"]
+  /// ```
   public struct Process: Sendable, Equatable {
+    /// The boundary's dotted action case path, as the placement names it.
     public let boundary: String
+    /// Its workers' pids, by index in its pool.
     public let pids: [Int32]
   }
 
@@ -33,12 +39,18 @@ public final class Composition: Sendable {
   let recorder: TimingsRecorder?
 
   /// How often idle workers are asked whether they still answer.
-  public static let livenessPeriod = Duration.seconds(1)
+  static let livenessPeriod = Duration.seconds(1)
 
   /// Starts the workers of `placement` for `root`'s boundaries. Throws before starting any
   /// process when the placement names boundaries that do not exist, places one twice, or
   /// places one whose state or action cannot be encoded. `instrument` hears of every crossing
   /// and event besides the composition's own timings, which `recordsTimings: false` turns off.
+  ///
+  /// ```swift
+  /// let composition = try Composition(
+  ///   root: Guestbook(), placement: Placement(contentsOf: "placements/guestbook.placement"),
+  ///   command: .thisExecutable(app: "guestbook"), onEvent: { print($0) })
+  /// ```
   public init<Root: Reducer>(
     root: Root, placement: Placement, command: WorkerCommand,
     restartPolicy: RestartPolicy = .standard,
@@ -115,6 +127,10 @@ public final class Composition: Sendable {
   }
 
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.
+  ///
+  /// ```swift
+  /// let store = Store(initialState: Guestbook.State()) { composition.compose(Guestbook()) }
+  /// ```
   public func compose<Root: Reducer>(_ root: Root) -> _ComposedReducer<Root> {
     _ComposedReducer(base: root, context: boundaryContext)
   }
@@ -124,7 +140,11 @@ public final class Composition: Sendable {
     BoundaryContext(runner: PlacedBoundaries(remotes: remotes), placed: Array(remotes.keys))
   }
 
-  /// The placed boundaries and their workers' pids.
+  /// The placed boundaries and their workers' pids, in placement order.
+  ///
+  /// ```swift
+  /// for process in composition.processes { print(process.boundary, process.pids) }
+  /// ```
   public var processes: [Process] {
     order.map { Process(boundary: $0, pids: remotes[$0]?.pids ?? []) }
   }
@@ -136,19 +156,24 @@ public final class Composition: Sendable {
   /// ```swift
   /// if let template = composition.templatePID { print("workers fork from \(template)") }
   /// ```
-  public var templatePID: Int32? { templates?.pid }
+  package var templatePID: Int32? { templates?.pid }
 
   /// The private directory that holds the workers' sockets while they start; nil when every
   /// boundary is in the host.
-  public var socketDirectory: String? { directory?.path }
+  package var socketDirectory: String? { directory?.path }
 
   /// What has crossed `boundary` so far; nil when it is not placed in workers.
+  ///
+  /// ```swift
+  /// #expect(composition.statistics(of: "composer")?.actions == 1)
+  /// ```
   public func statistics(of boundary: String) -> BoundaryStatistics? {
     remotes[boundary]?.statistics
   }
 
-  /// Kills one worker of `boundary` with SIGKILL, as a crash would.
-  public func killWorker(of boundary: String, index: Int = 0) {
+  /// Kills one worker of `boundary` with SIGKILL, as a crash would: for the study and the
+  /// fault tests (from outside, `./compose.sh kill APP BOUNDARY`).
+  package func killWorker(of boundary: String, index: Int = 0) {
     remotes[boundary]?.kill(worker: index)
   }
 
@@ -182,6 +207,10 @@ public final class Composition: Sendable {
   /// Stops every worker and removes the socket directory, within about two seconds whatever
   /// the workers do: a worker that has not exited a second after its input closed is killed.
   /// Actions sent afterwards to a placed boundary change nothing.
+  ///
+  /// ```swift
+  /// defer { composition.shutdown() }
+  /// ```
   public func shutdown() {
     control.withLock { $0 }?.stop()
     monitor?.stop()

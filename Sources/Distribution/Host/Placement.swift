@@ -17,8 +17,17 @@ import Foundation
 /// `pool N` (1…64, `forEach` only), `deadline D` (how long a worker may take to answer one
 /// request; default 2s) and `startup D` (how long a new worker may take to connect and greet;
 /// default 10s), with `D` in `ms` or `s`.
+///
+/// ```swift
+/// let placement = try Placement(contentsOf: "placements/two-counters.placement")
+/// placement.entries.map(\.path)  // ["counter1", "counter2"]
+/// ```
 public struct Placement: Sendable, Equatable {
-  /// One placed boundary.
+  /// One placed boundary: a line of the file.
+  ///
+  /// ```swift
+  /// for entry in placement.entries { print(entry.path, entry.workers, entry.deadline) }
+  /// ```
   public struct Entry: Sendable, Equatable {
     /// The boundary's dotted action case path.
     public let path: String
@@ -33,12 +42,12 @@ public struct Placement: Sendable, Equatable {
     public let line: Int
 
     /// The deadline of a request when the placement does not set one.
-    public static let defaultDeadline = Duration.seconds(2)
+    package static let defaultDeadline = Duration.seconds(2)
     /// The start-up deadline when the placement does not set one.
-    public static let defaultStartupDeadline = Duration.seconds(10)
+    package static let defaultStartupDeadline = Duration.seconds(10)
 
     /// Places `path` in `workers` workers; `line` locates the entry in error messages.
-    public init(
+    package init(
       path: String, workers: Int = 1, deadline: Duration = defaultDeadline,
       startupDeadline: Duration = defaultStartupDeadline, line: Int = 0
     ) {
@@ -52,18 +61,23 @@ public struct Placement: Sendable, Equatable {
 
   /// The file the placement was read from, for error messages.
   public let file: String
+  /// The placed boundaries, in the file's order.
   public let entries: [Entry]
 
   /// Every boundary in the host's process.
-  public static let inProcess = Placement(file: "(no placement)", entries: [])
+  package static let inProcess = Placement(file: "(no placement)", entries: [])
 
   /// A placement made in code; `file` names it in error messages.
-  public init(file: String, entries: [Entry]) {
+  package init(file: String, entries: [Entry]) {
     self.file = file
     self.entries = entries
   }
 
   /// Reads and parses the placement file at `path`.
+  ///
+  /// ```swift
+  /// let placement = try Placement(contentsOf: "placements/guestbook.placement")
+  /// ```
   public init(contentsOf path: String) throws(DistributionError) {
     var isDirectory: ObjCBool = false
     guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -167,8 +181,9 @@ public struct Placement: Sendable, Equatable {
     return Double(text)
   }
 
-  /// Checks every entry against the app's boundaries.
-  public func validate(against boundaries: [BoundaryDescription]) throws(DistributionError) {
+  /// Checks every entry against the app's boundaries (`Composition` does, before it starts a
+  /// process).
+  package func validate(against boundaries: [BoundaryDescription]) throws(DistributionError) {
     let known = boundaries.map(\.path)
     for entry in entries {
       guard let boundary = boundaries.first(where: { $0.path == entry.path }) else {

@@ -13,8 +13,10 @@ internal import Transport
 /// let command = try WorkerCommand.executable(named: "child-worker", app: "two-counters")
 /// ```
 public struct WorkerCommand: Sendable {
-  public let executable: URL
-  public let arguments: @Sendable (_ boundary: String) -> [String]
+  /// The executable each worker runs.
+  let executable: URL
+  /// Its arguments for a worker of `boundary`.
+  let arguments: @Sendable (_ boundary: String) -> [String]
   /// Serves a boundary on a thread of the host's own instead of a process: for a loopback.
   let servesInProcess: (@Sendable (_ boundary: String, _ control: FramedConnection, _ effects: FramedConnection) -> Void)?
   /// The arguments that start `executable` as a worker template, which forks each worker
@@ -22,7 +24,14 @@ public struct WorkerCommand: Sendable {
   let templateArguments: [String]?
 
   /// Workers that run `executable` with `arguments(boundary)`: for a worker that reads its
-  /// arguments its own way. Each worker is spawned.
+  /// arguments its own way, and whose `main` calls `BoundaryWorker.serve(_:boundary:)`. Each
+  /// worker is spawned.
+  ///
+  /// ```swift
+  /// let command = WorkerCommand(executable: URL(fileURLWithPath: "/usr/local/bin/guestbook-worker")) {
+  ///   ["--serve", $0]
+  /// }
+  /// ```
   public init(executable: URL, arguments: @escaping @Sendable (_ boundary: String) -> [String]) {
     self.executable = executable
     self.arguments = arguments
@@ -67,6 +76,10 @@ public struct WorkerCommand: Sendable {
   /// with an app named `app`.
   /// They are forked from a worker template of `app` (the same executable started with
   /// `TemplateArguments`) unless `spawningEachWorker()` or `BULKHEAD_ZYGOTE=off` says not to.
+  ///
+  /// ```swift
+  /// let command = WorkerCommand.executable(URL(fileURLWithPath: "/usr/local/bin/guestbook"), app: "guestbook")
+  /// ```
   public static func executable(_ executable: URL, app: String) -> WorkerCommand {
     WorkerCommand(
       executable: executable, arguments: { WorkerArguments(app: app, boundary: $0).arguments }, servesInProcess: nil,
@@ -75,6 +88,10 @@ public struct WorkerCommand: Sendable {
 
   /// Workers that are this process's own executable started again in the worker role of
   /// `app`, so that one binary is the host and its workers.
+  ///
+  /// ```swift
+  /// let composition = try Composition(root: Guestbook(), placement: placement, command: .thisExecutable(app: "guestbook"))
+  /// ```
   public static func thisExecutable(app: String) -> WorkerCommand {
     executable(runningExecutable, app: app)
   }
@@ -84,6 +101,11 @@ public struct WorkerCommand: Sendable {
   ///
   /// - Throws: `DistributionError.workerUnavailable` when there is no such executable, with
   ///   the command that builds it.
+  ///
+  /// ```swift
+  /// // In a test: the package's `guestbook` product, built beside the test bundle.
+  /// let command = try WorkerCommand.executable(named: "guestbook", app: "guestbook")
+  /// ```
   public static func executable(named name: String, app: String) throws(DistributionError) -> WorkerCommand {
     let candidate = runningExecutable.deletingLastPathComponent().appendingPathComponent(name)
     guard FileManager.default.isExecutableFile(atPath: candidate.path) else {

@@ -1,5 +1,11 @@
 /// What happens to the workers of a composition, as the host sees it: for logs, for people
 /// studying the boundaries, and for tests that wait on it instead of sleeping.
+///
+/// ```swift
+/// let composition = try Composition(root: App(), placement: placement, command: command, onEvent: { event in
+///   if case .workerRestarted = event { print(event) }
+/// })
+/// ```
 public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
   /// A worker serving `boundary` is running and authenticated.
   case workerStarted(boundary: String, pid: Int32)
@@ -24,6 +30,7 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
   /// A worker reported an error for one action; the action changed nothing.
   case actionFailed(boundary: String, reason: String)
 
+  /// The event in a line for a log: "worker 4242 serves counter1".
   public var description: String {
     switch self {
     case let .workerStarted(boundary, pid): "worker \(pid) serves \(boundary)"
@@ -43,6 +50,10 @@ public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
 
 extension BoundaryEvent {
   /// The boundary the event is about.
+  ///
+  /// ```swift
+  /// onEvent: { event in if event.boundary == "composer" { print(event) } }
+  /// ```
   public var boundary: String {
     switch self {
     case let .workerStarted(boundary, _), let .workerExited(boundary, _), let .workerRetired(boundary, _),

@@ -28,10 +28,15 @@ public protocol BoundaryInstrument: Sendable {
   var wantsActionNames: Bool { get }
 }
 
+/// Nothing: an instrument implements only what it needs.
 extension BoundaryInstrument {
+  /// Does nothing with `trip`.
   public func remoteActionAnswered(_ trip: RemoteActionTrip) {}
+  /// Does nothing with `action`.
   public func effectActionProcessed(_ action: EffectActionTrip) {}
+  /// Does nothing with `event`.
   public func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant) {}
+  /// False: the trips leave their actions unnamed.
   public var wantsActionNames: Bool { false }
 }
 
@@ -41,24 +46,29 @@ extension BoundaryInstrument {
 /// trip.nanoseconds - trip.workerNanoseconds  // what the crossing itself cost
 /// ```
 public struct RemoteActionTrip: Sendable, Equatable {
+  /// The boundary's dotted action case path.
   public let boundary: String
   /// The child action, described, if an instrument asked for names (`wantsActionNames`).
   public let action: String?
-  /// The worker's index in the boundary's pool, and its pid.
+  /// The worker's index in the boundary's pool.
   public let worker: Int
+  /// The worker's pid.
   public let pid: Int32
-  /// When the host started the request, and when the reply had arrived.
+  /// When the host started the request.
   public let start: MonotonicInstant
+  /// When the reply had arrived.
   public let end: MonotonicInstant
   /// How long the worker took to handle the request (bring its copy up to date, run the
   /// reducer, describe the change), by its own clock: sent back with its reply.
   public let workerNanoseconds: UInt64
-  /// Payload bytes of the request and of the reply.
+  /// Payload bytes of the request.
   public let bytesSent: Int
+  /// Payload bytes of the reply.
   public let bytesReceived: Int
-  /// The changed bytes of the host's patch (the host's reducers had changed the child) and of
-  /// the worker's; nil when there was none.
+  /// The changed bytes of the host's patch (the host's reducers had changed the child); nil
+  /// when there was none.
   public let hostPatchBytes: Int?
+  /// The changed bytes of the worker's patch; nil when the action changed nothing.
   public let workerPatchBytes: Int?
 
   /// The round trip, in nanoseconds.
@@ -68,13 +78,24 @@ public struct RemoteActionTrip: Sendable, Equatable {
 /// One action sent by a worker's effect, from its arrival at the host to the host having
 /// processed it (reduced it, through the boundary again unless it took the worker's
 /// precomputed outcome); the worker's effect waits that long to hear it was processed.
+///
+/// ```swift
+/// func effectActionProcessed(_ action: EffectActionTrip) {
+///   if !action.tookOutcome { print("\(action.boundary): a round trip for \(action.bytes) bytes") }
+/// }
+/// ```
 public struct EffectActionTrip: Sendable, Equatable {
+  /// The boundary's dotted action case path.
   public let boundary: String
   /// The action, described, if an instrument asked for names (`wantsActionNames`).
   public let action: String?
+  /// The sending worker's index in the boundary's pool.
   public let worker: Int
+  /// The sending worker's pid.
   public let pid: Int32
+  /// When the action arrived at the host.
   public let arrived: MonotonicInstant
+  /// When the host had processed it.
   public let processed: MonotonicInstant
   /// The encoded action's bytes.
   public let bytes: Int

@@ -6,26 +6,28 @@
 /// ```
 public struct BoundaryStatistics: Sendable, Equatable {
   /// Actions sent to the boundary's workers and answered.
-  public var actions = 0
-  /// Payload bytes of the host's requests, and of the workers' replies.
-  public var bytesSent = 0
-  public var bytesReceived = 0
+  public internal(set) var actions = 0
+  /// Payload bytes of the host's requests.
+  public internal(set) var bytesSent = 0
+  /// Payload bytes of the workers' replies.
+  public internal(set) var bytesReceived = 0
   /// Patches the host sent because its own reducers had changed the child state.
-  public var hostPatches = 0
-  /// Patches the workers sent back, and the size of the last one's changed bytes.
-  public var workerPatches = 0
-  public var lastWorkerPatchBytes = 0
+  public internal(set) var hostPatches = 0
+  /// Patches the workers sent back.
+  public internal(set) var workerPatches = 0
+  /// The changed bytes of the last patch a worker sent back.
+  public internal(set) var lastWorkerPatchBytes = 0
   /// Actions sent by the workers' effects whose outcome the worker had computed already and
   /// the host took, without a request: a round trip saved each.
-  public var precomputedActions = 0
+  public internal(set) var precomputedActions = 0
   /// Workers that died, stalled or misbehaved, and starts that failed.
-  public var failures = 0
+  public internal(set) var failures = 0
   /// Of those, workers that did not answer within the boundary's deadline.
-  public var stalls = 0
-  /// Workers let go with their `ifLet` child, and element states a `forEach` worker forgot
-  /// because the element was removed.
-  public var workersRetired = 0
-  public var slotsDropped = 0
+  public internal(set) var stalls = 0
+  /// Workers let go with their `ifLet` child.
+  public internal(set) var workersRetired = 0
+  /// Element states a `forEach` worker forgot because the element was removed.
+  public internal(set) var slotsDropped = 0
 
   mutating func recordPrecomputed(workerPatch: StatePatch?) {
     precomputedActions += 1

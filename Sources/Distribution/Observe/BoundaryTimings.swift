@@ -10,26 +10,29 @@ import Synchronization
 /// ```
 public struct BoundaryTimings: Sendable, Equatable {
   /// Round trips of remote actions, in nanoseconds: request sent to reply read.
-  public var remoteActions = LogHistogram()
+  public internal(set) var remoteActions = LogHistogram()
   /// The workers' time handling those requests, in nanoseconds, by their own clocks.
-  public var workerHandling = LogHistogram()
+  public internal(set) var workerHandling = LogHistogram()
   /// Actions of the workers' effects, in nanoseconds from arrival to processed by the host.
-  public var effectActions = LogHistogram()
+  public internal(set) var effectActions = LogHistogram()
   /// Of those, the ones whose outcome the worker had computed ahead and the host took.
-  public var precomputedEffectActions = 0
-  /// Payload bytes of the requests and of the replies.
-  public var bytesSent = 0
-  public var bytesReceived = 0
-  /// Changed bytes of each patch the host sent, and of each patch a worker sent back.
-  public var hostPatchBytes = LogHistogram()
-  public var workerPatchBytes = LogHistogram()
-  /// Workers started again after a crash, stall or fault; workers that did not answer in time;
-  /// effects that were running in a worker when it died.
-  public var restarts = 0
-  public var stalls = 0
-  public var effectsLost = 0
+  public internal(set) var precomputedEffectActions = 0
+  /// Payload bytes of the requests.
+  public internal(set) var bytesSent = 0
+  /// Payload bytes of the replies.
+  public internal(set) var bytesReceived = 0
+  /// Changed bytes of each patch the host sent (its own reducers had changed the child).
+  public internal(set) var hostPatchBytes = LogHistogram()
+  /// Changed bytes of each patch a worker sent back.
+  public internal(set) var workerPatchBytes = LogHistogram()
+  /// Workers started again after a crash, stall or fault.
+  public internal(set) var restarts = 0
+  /// Workers that did not answer within the boundary's deadline.
+  public internal(set) var stalls = 0
+  /// Effects that were running in a worker when it died.
+  public internal(set) var effectsLost = 0
 
-  public init() {}
+  init() {}
 
   mutating func record(_ trip: RemoteActionTrip) {
     remoteActions.record(trip.nanoseconds)

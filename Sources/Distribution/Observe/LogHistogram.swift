@@ -1,12 +1,12 @@
 /// A histogram of non-negative integers (nanoseconds, bytes) in logarithmic buckets: 16 to each
 /// power of two, so that a percentile read from it is within 1/16 (6.25%) of the true value,
 /// over the whole range of `UInt64`. Recording a value costs a few shifts and an increment: the
-/// buckets are allocated with the first value, never per value.
+/// buckets are allocated with the first value, never per value. A composition records them;
+/// you read them from its timings.
 ///
 /// ```swift
-/// var latencies = LogHistogram()
-/// latencies.record(42_000)
-/// latencies.percentile(0.99)  // 42_000
+/// let trips = composition.timings(of: "counter1")!.remoteActions
+/// print(trips.count, trips.mean, trips.percentile(0.99))  // values, and nanoseconds
 /// ```
 public struct LogHistogram: Sendable, Equatable {
   /// Each power of two is cut into `1 << precisionBits` buckets.
@@ -17,19 +17,27 @@ public struct LogHistogram: Sendable, Equatable {
   private static let bucketCount = (64 - precisionBits + 1) * perOctave
 
   private var buckets: [UInt64] = []
-  /// How many values were recorded, their sum (saturating), and the least and greatest.
+  /// How many values were recorded.
   public private(set) var count: UInt64 = 0
+  /// The sum of the values recorded, saturating at `UInt64.max`.
   public private(set) var sum: UInt64 = 0
+  /// The least value recorded; zero when there are none.
   public private(set) var minimum: UInt64 = 0
+  /// The greatest value recorded; zero when there are none.
   public private(set) var maximum: UInt64 = 0
 
-  public init() {}
+  /// An empty histogram: no buckets until the first value.
+  package init() {}
 
   /// The mean of the values recorded; zero when there are none.
+  ///
+  /// ```swift
+  /// timings.workerHandling.mean  // nanoseconds
+  /// ```
   public var mean: UInt64 { count == 0 ? 0 : sum / count }
 
   /// Adds `value`.
-  public mutating func record(_ value: UInt64) {
+  package mutating func record(_ value: UInt64) {
     if buckets.isEmpty { buckets = Array(repeating: 0, count: Self.bucketCount) }
     buckets[Self.bucket(of: value)] &+= 1
     minimum = count == 0 ? value : min(minimum, value)

@@ -16,11 +16,15 @@ public struct MonotonicInstant: Sendable, Hashable, Comparable {
   /// Nanoseconds since an arbitrary point fixed at boot.
   public let nanoseconds: UInt64
 
-  public init(nanoseconds: UInt64) {
+  init(nanoseconds: UInt64) {
     self.nanoseconds = nanoseconds
   }
 
   /// The clock now.
+  ///
+  /// ```swift
+  /// let start = MonotonicInstant.now
+  /// ```
   public static var now: MonotonicInstant {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
@@ -28,10 +32,15 @@ public struct MonotonicInstant: Sendable, Hashable, Comparable {
   }
 
   /// Nanoseconds from `earlier` to this instant; zero if `earlier` is later.
+  ///
+  /// ```swift
+  /// trip.end.nanoseconds(since: trip.start)
+  /// ```
   public func nanoseconds(since earlier: MonotonicInstant) -> UInt64 {
     nanoseconds >= earlier.nanoseconds ? nanoseconds - earlier.nanoseconds : 0
   }
 
+  /// Whether `lhs` was read before `rhs`.
   public static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
     lhs.nanoseconds < rhs.nanoseconds
   }

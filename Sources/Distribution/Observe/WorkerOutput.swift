@@ -4,12 +4,16 @@ internal import Transport
 /// boundary it serves.
 ///
 /// ```swift
-/// let composition = try Composition(root: App(), placement: placement, command: command) {
+/// let composition = try Composition(root: App(), placement: placement, command: command, onOutput: {
 ///   print("[\($0.boundary) \($0.stream.rawValue)] \($0.text)")
-/// }
+/// })
 /// ```
 public struct WorkerOutput: Sendable, Equatable {
   /// Which of the worker's streams the line came from.
+  ///
+  /// ```swift
+  /// if output.stream == .standardError { print("\(output.boundary): \(output.text)") }
+  /// ```
   public enum Stream: String, Sendable {
     case standardOutput = "stdout"
     case standardError = "stderr"
@@ -20,10 +24,12 @@ public struct WorkerOutput: Sendable, Equatable {
   /// The worker's name in the composition: `w` and its boundary's number, then its index in
   /// the boundary's pool (`w0-0`).
   public let worker: String
+  /// Whether it came from standard output or standard error.
   public let stream: Stream
+  /// The line, without its line break.
   public let text: String
 
-  public init(boundary: String, worker: String, stream: Stream, text: String) {
+  init(boundary: String, worker: String, stream: Stream, text: String) {
     (self.boundary, self.worker, self.stream, self.text) = (boundary, worker, stream, text)
   }
 

@@ -15,7 +15,7 @@ internal import Transport
 /// let patch = try StatePatch(from: old, to: new)      // nil when nothing changed
 /// try patch?.applied(to: old) == new                  // true
 /// ```
-public indirect enum StatePatch: Codable, Sendable, Equatable {
+package indirect enum StatePatch: Codable, Sendable, Equatable {
   /// The whole value's encoding.
   case whole([UInt8])
   /// The fields that changed, by coding key, each with its own patch.
@@ -26,18 +26,18 @@ public indirect enum StatePatch: Codable, Sendable, Equatable {
   case splice(offset: Int, removing: Int, inserting: [[UInt8]])
 
   /// The patch that turns `old` into `new`, or nil when they are equal.
-  public init?<State: Encodable>(from old: State, to new: State) throws {
+  package init?<State: Encodable>(from old: State, to new: State) throws {
     guard let patch = try Self.difference(from: old, to: new) else { return nil }
     self = patch
   }
 
   /// The patch that carries all of `state`.
-  public init<State: Encodable>(whole state: State) throws {
+  package init<State: Encodable>(whole state: State) throws {
     self = .whole(try BinaryEncoder().encode(state))
   }
 
   /// `old` with this patch's changes.
-  public func applied<State: Codable>(to old: State?) throws -> State {
+  package func applied<State: Codable>(to old: State?) throws -> State {
     switch self {
     case let .whole(bytes):
       return try BinaryDecoder().decode(State.self, from: bytes)
@@ -52,7 +52,7 @@ public indirect enum StatePatch: Codable, Sendable, Equatable {
   }
 
   /// The encoded bytes the patch carries, leaving out its own bookkeeping.
-  public var byteCount: Int {
+  package var byteCount: Int {
     switch self {
     case let .whole(bytes): bytes.count
     case let .fields(fields): fields.values.reduce(0) { $0 + $1.byteCount }

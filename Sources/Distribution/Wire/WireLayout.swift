@@ -298,7 +298,7 @@ protocol WireField {
 
 extension StatePatch: WireField {
   /// The bytes the patch takes on the wire, its bookkeeping included.
-  public var wireByteCount: Int {
+  package var wireByteCount: Int {
     var writer = ByteWriter()
     write(to: &writer)
     return writer.bytes.count

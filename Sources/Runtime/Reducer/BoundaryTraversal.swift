@@ -1,5 +1,10 @@
 /// A composition boundary: a place in a reducer tree where a child reducer runs on part of the
-/// state, and which a placement can move into a worker process.
+/// state, and which a placement can move into a worker process. A reducer lists its own
+/// (`boundaries`); a placement names them by `path`.
+///
+/// ```swift
+/// for boundary in TwoCounters().boundaries { print(boundary) }  // counter1 (Scope → Counter)
+/// ```
 public struct BoundaryDescription: Sendable, Hashable, CustomStringConvertible {
   /// The operator that draws the boundary.
   public enum Kind: String, Sendable {
@@ -8,16 +13,19 @@ public struct BoundaryDescription: Sendable, Hashable, CustomStringConvertible {
 
   /// The action case names from the root to the boundary, dotted: `"profile.editForm"`.
   public let path: String
+  /// Which operator draws it.
   public let kind: Kind
   /// The child reducer's type, for people reading a listing.
   public let childType: String
 
-  public init(path: String, kind: Kind, childType: String) {
+  /// A boundary as the traversal finds it; a test may make one to check a placement against.
+  package init(path: String, kind: Kind, childType: String) {
     self.path = path
     self.kind = kind
     self.childType = childType
   }
 
+  /// The boundary as `./compose.sh boundaries` lists it: `counter1 (Scope → Counter)`.
   public var description: String { "\(path) (\(kind.rawValue) → \(childType))" }
 }
 

@@ -1,3 +1,4 @@
+import BulkheadDistribution
 import Foundation
 
 /// The timings of a composition's boundaries as a table, one row per boundary, for a person
@@ -58,5 +59,18 @@ struct TimingsTable {
     case ..<(1 << 20): return String(format: "%.1f KB", Double(count) / 1_024)
     default: return String(format: "%.1f MB", Double(count) / Double(1 << 20))
     }
+  }
+}
+
+extension Composition {
+  /// The timings of every placed boundary as a table, one row per boundary in placement
+  /// order; nil when nothing is placed or no timings are recorded.
+  ///
+  /// ```swift
+  /// if let table = composition.timingsTable { print(table) }
+  /// ```
+  var timingsTable: String? {
+    let rows = processes.compactMap { process in timings(of: process.boundary).map { (process.boundary, $0) } }
+    return rows.isEmpty ? nil : TimingsTable(rows: rows).text
   }
 }
