@@ -1,6 +1,9 @@
+internal import Transport
+
 /// What can go wrong when boundaries run in other processes. Each case says what and where,
-/// and how to fix it when the fix is the user's.
-public enum DistributionError: Error, Equatable, CustomStringConvertible {
+/// and how to fix it when the fix is the user's; `description` is the one place the words
+/// for people are made. Thrown by a distributed method, it reaches the caller as itself.
+public enum DistributionError: Error, Equatable, Codable, CustomStringConvertible {
   /// A placement file that cannot be used; nothing was started.
   case placement(file: String, line: Int, reason: String)
   /// A type that must cross a process boundary cannot be encoded.
@@ -35,3 +38,5 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension DistributionError: CodableError {}

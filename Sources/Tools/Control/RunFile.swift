@@ -64,8 +64,9 @@ struct RunFile: Equatable, Sendable {
     /// Its process is gone (even a SIGKILL leaves the file behind), or the pid now names a
     /// process that is not this app's detached host.
     case gone
-    /// Its process lives, but its control socket refuses connections: the file is kept.
-    case unreachable(String)
+    /// Its process lives, but its control socket refuses connections, with this error: the
+    /// file is kept.
+    case unreachable(TransportError)
   }
 
   /// Where the host of `app` that wrote this file stands.
@@ -75,7 +76,7 @@ struct RunFile: Equatable, Sendable {
       try UnixSocket.connect(to: controlSocket).close()
       return .up
     } catch {
-      return .unreachable("host pid \(pid) of \(app) is running, but its control socket \(controlSocket) refuses connections (\(error))")
+      return .unreachable(error)
     }
   }
 
