@@ -10,8 +10,10 @@ public enum DistributionError: Error, Equatable, Codable, CustomStringConvertibl
   case notCodable(boundary: String, type: String)
   /// A worker sent something the host did not expect, or the other way round.
   case protocolViolation(String)
-  /// A worker could not be started or reached.
-  case workerUnavailable(boundary: String, reason: String)
+  /// A worker of `boundary` could not be started or reached.
+  case workerUnavailable(boundary: String, reason: WorkerFailure)
+  /// There is no executable at `path` to start workers from; `build` builds it.
+  case missingExecutable(path: String, build: String)
   /// The worker was asked to serve a boundary its app does not have.
   case unknownBoundary(String, known: [String])
   /// A command line the host or a worker cannot act on: what is wrong, and what to run.
@@ -31,6 +33,8 @@ public enum DistributionError: Error, Equatable, Codable, CustomStringConvertibl
       "Protocol violation: \(reason)"
     case let .workerUnavailable(boundary, reason):
       "The worker for \"\(boundary)\" is unavailable: \(reason)"
+    case let .missingExecutable(path, build):
+      "There is no executable \(path); build it first: \(build)"
     case let .unknownBoundary(path, known):
       "There is no boundary \"\(path)\"; the boundaries are: \(known.joined(separator: ", "))."
     case let .usage(message):

@@ -21,6 +21,12 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
   /// The composition is shutting down.
   case shuttingDown
 
+  // Met by the host as it opens its control socket.
+
+  /// The environment variable `variable` sets a deadline to `value`, which is not a whole
+  /// number of milliseconds in `allowed`.
+  case invalidDeadline(variable: String, value: String, allowed: ClosedRange<Int>)
+
   // Met by the tool on its way to the host of `app`.
 
   /// There is no run directory at `path`: no composition was ever up here.
@@ -52,6 +58,8 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
       "worker \(index) of \(boundary) is not running now (it is being restarted); try again"
     case let .delayOutOfRange(milliseconds, limit): "slow takes 0 to \(limit) ms; got \(milliseconds)"
     case .shuttingDown: "the composition is shutting down"
+    case let .invalidDeadline(variable, value, allowed):
+      "\(variable) must be a whole number of milliseconds from \(allowed.lowerBound) to \(allowed.upperBound); got \"\(value)\""
     case let .noRunDirectory(app, path):
       "no composition of \(app) is running: there is no run directory \(path) (\"./compose.sh up \(app)\" starts one)"
     case let .noRunFile(app, path):

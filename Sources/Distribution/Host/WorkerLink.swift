@@ -71,7 +71,7 @@ final class WorkerLink: Sendable {
         name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
         socketPath: listener.path, secret: secret, output: plan.output)
     guard plan.roster.admit(process) else {
-      throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: "the composition is shutting down")
+      throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: .shuttingDown)
     }
     let control: FramedConnection
     let effects: FramedConnection
@@ -133,10 +133,10 @@ final class WorkerLink: Sendable {
 
   private static func unavailable(_ plan: WorkerLaunchPlan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
     if error is DistributionError { return error }
-    let reason =
+    let reason: DistributionError.WorkerFailure =
       switch error as? TransportError {
-      case .timedOut?: "worker \(process.name) (pid \(process.pid)) did not connect within \(plan.startupDeadline)"
-      default: "worker \(process.name) (pid \(process.pid)) could not be reached: \(error)"
+      case .timedOut?: .didNotConnect(worker: process.name, pid: process.pid, deadline: plan.startupDeadline)
+      default: .unreachable(worker: process.name, pid: process.pid, error: "\(error)")
       }
     return DistributionError.workerUnavailable(boundary: plan.boundary, reason: reason)
   }
@@ -149,25 +149,24 @@ final class WorkerLink: Sendable {
     let expected = plan.expected
     let name = process.name
     let executable = plan.command.executable.lastPathComponent
-    let rebuild = "rebuild \(executable) with the host (\"./compose.sh run\" builds both)"
     let hello: Wire.Hello
     do {
       hello = try endpoint.helloSynchronously()
     } catch RemoteCallError.peerDisconnected {
-      throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
+      throw DistributionError.workerUnavailable(boundary: expected.boundary, reason: .closedBeforeGreeting(worker: name))
     } catch {
       throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
+        boundary: expected.boundary, reason: .noGreeting(worker: name, executable: executable, error: "\(error)"))
     }
     switch hello {
     case let .refusing(refusal):
       throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: refusal.explanation(worker: name, executable: executable))
+        boundary: expected.boundary,
+        reason: .refused(worker: name, explanation: refusal.explanation(worker: name, executable: executable)))
     case let .serving(greeting) where greeting != expected:
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary,
-        reason: "worker \(name) serves \(greeting), the host expects \(expected); \(rebuild)")
+        reason: .servesAnother(worker: name, executable: executable, serves: "\(greeting)", expected: "\(expected)"))
     case .serving:
       return
     }
@@ -246,7 +245,7 @@ final class WorkerLink: Sendable {
   }
 
   private func unavailable(_ reason: String) -> DistributionError {
-    .workerUnavailable(boundary: boundary, reason: "worker \(pid): \(reason)")
+    .workerUnavailable(boundary: boundary, reason: .gaveUp(pid: pid, reason: reason))
   }
 
   /// Gives the worker up after it crashed, stalled or misbehaved: kills it at once. Its

@@ -22,7 +22,7 @@ package enum TransportError: CodableError, Equatable, CustomStringConvertible {
   /// The bytes do not decode as the expected value.
   case malformed(String)
   /// A peer failed to prove who it is.
-  case authenticationFailed(String)
+  case authenticationFailed(AuthenticationFailure)
   /// Nothing happened on the socket at `path` within the time allowed.
   case timedOut(path: String, milliseconds: Int32)
   /// A launched process exited before it connected.
