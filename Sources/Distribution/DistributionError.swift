@@ -4,8 +4,9 @@ internal import Transport
 /// and how to fix it when the fix is the user's; `description` is the one place the words
 /// for people are made. Thrown by a distributed method, it reaches the caller as itself.
 public enum DistributionError: Error, Equatable, Codable, CustomStringConvertible {
-  /// A placement file that cannot be used; nothing was started.
-  case placement(file: String, line: Int, reason: String)
+  /// A placement that cannot be used, and where (line 0: the file as a whole); nothing was
+  /// started.
+  case placement(file: String, line: Int, reason: PlacementProblem)
   /// A type that must cross a process boundary cannot be encoded.
   case notCodable(boundary: String, type: String)
   /// A worker sent something the host did not expect, or the other way round.
