@@ -5,13 +5,13 @@ import Synchronization
 /// A `DistributedActorSystem` over one authenticated Unix-socket connection between two
 /// processes (a host and a worker). Each side hosts its own actors and calls the other's.
 ///
-/// Calls are matched to replies by call id, a thrown error comes back as itself when it is a
-/// `CodableError` and as a `RemoteCallError` otherwise,
-/// every call has a deadline, and when the peer goes away every call in flight fails at once
-/// with `RemoteCallError.peerDisconnected`. The actors a system hosts hold it, and it holds
-/// them, until the connection ends. Calls arriving from the peer start in the order
-/// they were sent, on the thread that reads the connection (`executor`); a caller that prefers
-/// that executor resumes there too, so a call costs no thread hop on either side.
+/// Calls are matched to replies by call id; a thrown error comes back as itself when it is a
+/// `CodableError`, and as a `RemoteCallError` otherwise. Every call has a deadline, and when
+/// the peer goes away every call in flight fails at once with `RemoteCallError.peerDisconnected`.
+/// The actors a system hosts hold it, and it holds them, until the connection ends. Calls
+/// arriving from the peer start in the order they were sent, on the thread that reads the
+/// connection (`executor`); a caller that prefers that executor resumes there too, so a call
+/// costs no thread hop on either side.
 ///
 /// A distributed method that returns nothing and cannot throw is a *message*: the call
 /// returns once it is written, and the peer sends nothing back. Messages and calls from one
