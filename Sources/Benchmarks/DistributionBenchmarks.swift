@@ -111,9 +111,8 @@ func childWorker(app: String = "payload") throws -> WorkerCommand {
   let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     .appendingPathComponent("child-worker")
   guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-    throw DistributionError.workerUnavailable(
-      boundary: app,
-      reason: "\(executable.path) is missing; build it first with \"swift build -c release --product child-worker\", or run \"./compose.sh bench\"")
+    throw DistributionError.missingExecutable(
+      path: executable.path, build: "swift build -c release --product child-worker, or ./compose.sh bench")
   }
   return .executable(executable, app: app)
 }

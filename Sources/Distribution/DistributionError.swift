@@ -1,5 +1,8 @@
+internal import Transport
+
 /// What can go wrong when boundaries run in other processes. Each case says what and where,
-/// and how to fix it when the fix is the user's.
+/// and how to fix it when the fix is the user's; `description` is the one place the words
+/// for people are made. Thrown by a distributed method, it reaches the caller as itself.
 ///
 /// ```swift
 /// do {
@@ -8,15 +11,18 @@
 ///   print(error)  // two.placement:1: …, the line and what is wrong with it
 /// }
 /// ```
-public enum DistributionError: Error, Equatable, CustomStringConvertible {
-  /// A placement file that cannot be used; nothing was started.
-  case placement(file: String, line: Int, reason: String)
+public enum DistributionError: Error, Equatable, Codable, CustomStringConvertible {
+  /// A placement that cannot be used, and where (line 0: the file as a whole); nothing was
+  /// started.
+  case placement(file: String, line: Int, reason: PlacementProblem)
   /// A type that must cross a process boundary cannot be encoded.
   case notCodable(boundary: String, type: String)
   /// A worker sent something the host did not expect, or the other way round.
   case protocolViolation(String)
-  /// A worker could not be started or reached.
-  case workerUnavailable(boundary: String, reason: String)
+  /// A worker of `boundary` could not be started or reached.
+  case workerUnavailable(boundary: String, reason: WorkerFailure)
+  /// There is no executable at `path` to start workers from; `build` builds it.
+  case missingExecutable(path: String, build: String)
   /// The worker was asked to serve a boundary its app does not have.
   case unknownBoundary(String, known: [String])
   /// A command line the host or a worker cannot act on: what is wrong, and what to run.
@@ -37,6 +43,8 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
       "Protocol violation: \(reason)"
     case let .workerUnavailable(boundary, reason):
       "The worker for \"\(boundary)\" is unavailable: \(reason)"
+    case let .missingExecutable(path, build):
+      "There is no executable \(path); build it first: \(build)"
     case let .unknownBoundary(path, known):
       "There is no boundary \"\(path)\"; the boundaries are: \(known.joined(separator: ", "))."
     case let .usage(message):
@@ -44,3 +52,5 @@ public enum DistributionError: Error, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension DistributionError: CodableError {}

@@ -40,8 +40,14 @@ package distributed actor Calculator {
     withUnsafeCurrentTask { $0 != nil }
   }
 
+  /// Throws a `CalculatorError`, which crosses as itself.
   package distributed func fail(_ message: String) throws {
     throw CalculatorError(message: message)
+  }
+
+  /// Throws a `PlainError`, which is not `Codable`: the caller learns its type and words.
+  package distributed func failPlainly(_ message: String) throws {
+    throw PlainError(message: message)
   }
 
   /// Never returns, for deadline and peer-death tests.
@@ -52,7 +58,7 @@ package distributed actor Calculator {
 
 extension Calculator: ConnectionBound {
   /// `add`, `note` and `runsInTask` run on the reading thread as they are read; `record` is
-  /// called directly in a task; `fail` and `hang` by name.
+  /// called directly in a task; `fail`, `failPlainly` and `hang` by name.
   package static let directTargets = [
     addTarget,
     DirectTarget(
@@ -69,7 +75,15 @@ extension Calculator: ConnectionBound {
     onReadingThread: { calculator, arguments in calculator.add(try arguments.next(), try arguments.next()) })
 }
 
-package struct CalculatorError: Error, CustomStringConvertible {
+/// What `Calculator.fail` throws: a value that crosses to the caller as itself.
+package struct CalculatorError: CodableError, Equatable, CustomStringConvertible {
   package let message: String
+  package init(message: String) { self.message = message }
   package var description: String { "CalculatorError: \(message)" }
+}
+
+/// What `Calculator.failPlainly` throws: an error that is not `Codable`.
+package struct PlainError: Error, CustomStringConvertible {
+  package let message: String
+  package var description: String { "PlainError: \(message)" }
 }

@@ -22,8 +22,12 @@ import Transport
     #expect(placed.map(\.boundary) == ["timers"])
     #expect(placed.flatMap(\.pids) == composition.processes.flatMap(\.pids).map(Int.init))
     #expect(placed.first?.pids.count == 2)
-    await #expect(throws: RemoteCallError.self) { try await control.kill(boundary: "counter", index: 0) }
-    await #expect(throws: RemoteCallError.self) { try await control.kill(boundary: "timers", index: 2) }
+    await #expect(throws: DistributionError.unknownBoundary("counter", known: ["timers"])) {
+      try await control.kill(boundary: "counter", index: 0)
+    }
+    await #expect(throws: ControlError.noSuchWorker(boundary: "timers", index: 2, workers: 2)) {
+      try await control.kill(boundary: "timers", index: 2)
+    }
   }
 
   @Test func aWorkerKilledThroughTheControlEndpointIsRestartedAtOnce() async throws {
@@ -64,7 +68,8 @@ import Transport
     await #expect {
       try await control.kill(boundary: "counter1", index: 0)
     } throws: { error in
-      "\(error)".contains("counter1 has failed and runs no workers")
+      guard case .boundaryFailed(boundary: "counter1", _)? = error as? ControlError else { return false }
+      return true
     }
   }
 
@@ -98,8 +103,12 @@ import Transport
     #expect(held >= .milliseconds(150) && store.state.counter1.count == 1)
     try await control.slow(boundary: "counter1", milliseconds: 0)
     #expect(try await control.snapshot().boundaries.first?.replyDelayMilliseconds == 0)
-    await #expect(throws: RemoteCallError.self) { try await control.slow(boundary: "counter2", milliseconds: 10) }
-    await #expect(throws: RemoteCallError.self) { try await control.slow(boundary: "counter1", milliseconds: -1) }
+    await #expect(throws: DistributionError.unknownBoundary("counter2", known: ["counter1"])) {
+      try await control.slow(boundary: "counter2", milliseconds: 10)
+    }
+    await #expect(throws: ControlError.delayOutOfRange(milliseconds: -1, limit: CompositionControl.longestReplyDelay)) {
+      try await control.slow(boundary: "counter1", milliseconds: -1)
+    }
   }
 
   /// `slow` holds replies in the worker, not on the host's reducer thread, and the host's

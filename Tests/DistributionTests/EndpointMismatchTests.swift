@@ -3,6 +3,7 @@ import Bulkhead
 import Examples
 import Foundation
 import Testing
+import Transport
 
 /// A worker built from other code, whose endpoint lacks the methods the host calls, is
 /// refused at the handshake with the method's name, not at the first action.
@@ -15,11 +16,11 @@ import Testing
         root: TwoCounters(), placement: Placement(parsing: "counter1\n", file: "two-counters.placement"),
         command: WorkerCommand(executable: stranger, arguments: { _ in ["--stranger"] }), onEvent: events.append)
     } throws: { error in
-      guard case let .workerUnavailable(boundary, reason)? = error as? DistributionError else { return false }
-      return boundary == "counter1"
-        && reason.hasPrefix("worker w0-0 did not greet the host")
-        && reason.contains(
-          "TransportTestSupport.Calculator has no distributed method BulkheadDistribution.BoundaryEndpoint.hello()")
+      guard case let .workerUnavailable("counter1", .noGreeting("w0-0", "transport-echo-worker", refusal))? =
+        error as? DistributionError
+      else { return false }
+      return refusal
+        == "\(RemoteCallError.noSuchMethod(actor: "TransportTestSupport.Calculator", target: "BulkheadDistribution.BoundaryEndpoint.hello()"))"
     }
     #expect(!events.all.contains { if case .workerStarted = $0 { true } else { false } })
   }

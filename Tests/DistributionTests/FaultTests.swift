@@ -138,9 +138,10 @@ import TransportTestSupport
         root: TwoCounters(), placement: Placement(parsing: "counter1\n", file: "wrong.placement"),
         command: command, onEvent: events.append)
     } throws: { error in
-      let description = "\(error)"
-      return description.contains("counter1") && description.contains("profile")
-        && description.contains("rebuild child-worker")
+      guard case let .workerUnavailable("counter1", .servesAnother("w0-0", "child-worker", serves, expected))? =
+        error as? DistributionError
+      else { return false }
+      return serves.hasPrefix("profile ") && expected.hasPrefix("counter1 ")
     }
     #expect(!events.all.contains { if case .workerStarted = $0 { true } else { false } })
   }

@@ -16,21 +16,21 @@ import Testing
   }
 
   @Test(arguments: [
-    ("counter1 on worker\n", "x.placement:1: unknown setting \"on\" after \"counter1\"; expected \"pool N\", \"deadline D\" or \"startup D\""),
-    ("counter1 deadline\n", "x.placement:1: \"deadline\" needs a value"),
-    ("counter1 deadline 0ms\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"0ms\""),
-    ("counter1 deadline 1s deadline 2s\n", "x.placement:1: \"deadline\" is set twice for \"counter1\""),
-    ("counter1\ncounter\u{0}2 pool 2 x\n", "x.placement:2: unknown setting \"x\" after \"counter\\u{0}2\"; expected \"pool N\", \"deadline D\" or \"startup D\""),
-    ("rows pool zero\n", "x.placement:1: a pool size must be a number from 1 to 64, not \"zero\""),
-    ("rows pool +2\n", "x.placement:1: a pool size must be a number from 1 to 64, not \"+2\""),
-    ("counter1 deadline +2s\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"+2s\""),
-    ("counter1 deadline 0x10ms\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"0x10ms\""),
-    ("counter1 startup 1e3ms\n", "x.placement:1: \"startup\" must be a duration from 1ms to 600s such as 250ms or 2s, not \"1e3ms\""),
-    ("counter1 deadline .5s\n", "x.placement:1: \"deadline\" must be a duration from 1ms to 600s such as 250ms or 2s, not \".5s\""),
-    ("counter1\n\ncounter1\n", "x.placement:3: \"counter1\" is placed twice (first on line 1)"),
+    ("counter1 on worker\n", 1, DistributionError.PlacementProblem.unknownSetting(key: "on", path: "counter1")),
+    ("counter1 deadline\n", 1, .missingValue(key: "deadline")),
+    ("counter1 deadline 0ms\n", 1, .invalidDuration(key: "deadline", value: "0ms")),
+    ("counter1 deadline 1s deadline 2s\n", 1, .setTwice(key: "deadline", path: "counter1")),
+    ("counter1\ncounter\u{0}2 pool 2 x\n", 2, .unknownSetting(key: "x", path: "counter\u{0}2")),
+    ("rows pool zero\n", 1, .invalidPoolSize("zero")),
+    ("rows pool +2\n", 1, .invalidPoolSize("+2")),
+    ("counter1 deadline +2s\n", 1, .invalidDuration(key: "deadline", value: "+2s")),
+    ("counter1 deadline 0x10ms\n", 1, .invalidDuration(key: "deadline", value: "0x10ms")),
+    ("counter1 startup 1e3ms\n", 1, .invalidDuration(key: "startup", value: "1e3ms")),
+    ("counter1 deadline .5s\n", 1, .invalidDuration(key: "deadline", value: ".5s")),
+    ("counter1\n\ncounter1\n", 3, .placedTwice(path: "counter1", firstLine: 1)),
   ])
-  func malformedFilesSayWhatAndWhere(text: String, message: String) {
-    #expect(throws: DistributionError.placement(file: "x.placement", line: Int(message.split(separator: ":")[1])!, reason: String(message.split(separator: ": ", maxSplits: 1)[1]))) {
+  func malformedFilesSayWhatAndWhere(text: String, line: Int, problem: DistributionError.PlacementProblem) {
+    #expect(throws: DistributionError.placement(file: "x.placement", line: line, reason: problem)) {
       try Placement(parsing: text, file: "x.placement")
     }
   }
@@ -52,15 +52,17 @@ import Testing
 
   @Test func aFileThatCannotBeReadSaysWhy() throws {
     let missing = "/tmp/bulkhead-no-such-\(getpid()).placement"
-    #expect(throws: DistributionError.placement(file: missing, line: 0, reason: "there is no placement file at this path")) {
+    #expect(throws: DistributionError.placement(file: missing, line: 0, reason: .noFile)) {
       try Placement(contentsOf: missing)
     }
-    #expect(throws: DistributionError.placement(file: "/tmp", line: 0, reason: "this is a directory, not a placement file")) {
+    #expect(throws: DistributionError.placement(file: "/tmp", line: 0, reason: .isDirectory)) {
       try Placement(contentsOf: "/tmp")
     }
+    // The words are the contract: a person reads them to fix the file.
+    #expect("\(DistributionError.placement(file: "", line: 0, reason: .noFile))" == "(an empty path): there is no placement file at this path")
     #expect(
-      "\(DistributionError.placement(file: "", line: 0, reason: "there is no placement file at this path"))"
-        == "(an empty path): there is no placement file at this path")
+      "\(DistributionError.placement(file: "x.placement", line: 1, reason: .unknownSetting(key: "on", path: "counter1")))"
+        == "x.placement:1: unknown setting \"on\" after \"counter1\"; expected \"pool N\", \"deadline D\" or \"startup D\"")
   }
 
   @Test func onlyLineFeedsAndCarriageReturnsEndALine() throws {
@@ -89,7 +91,7 @@ import Testing
 
   @Test func onlyForEachTakesAPoolAndNothingIsPlacedInsideAPlacedBoundary() throws {
     let pooled = try Placement(parsing: "counter1 pool 2\n", file: "p")
-    #expect(throws: DistributionError.placement(file: "p", line: 1, reason: "\"counter1\" is a Scope boundary; only forEach boundaries take a pool")) {
+    #expect(throws: DistributionError.placement(file: "p", line: 1, reason: .poolOutsideForEach(path: "counter1", kind: "Scope"))) {
       try pooled.validate(against: TwoCounters().boundaries)
     }
     let nested = [
@@ -97,16 +99,19 @@ import Testing
       BoundaryDescription(path: "profile.editForm", kind: .ifLet, childType: "E"),
     ]
     let placement = try Placement(parsing: "profile\nprofile.editForm\n", file: "p")
-    #expect(throws: DistributionError.self) { try placement.validate(against: nested) }
+    #expect(
+      throws: DistributionError.placement(
+        file: "p", line: 2, reason: .insidePlaced(path: "profile.editForm", outer: "profile", outerLine: 1))
+    ) { try placement.validate(against: nested) }
   }
 
   @Test func aBoundaryThatCannotBeEncodedIsRefusedBeforeAnyProcessStarts() throws {
-    let error = #expect(throws: DistributionError.self) {
+    let uncodable = DistributionError.PlacementProblem.notCodable(boundary: "child", type: "DistributionTests.Opaque.Child.State")
+    #expect(throws: DistributionError.placement(file: "opaque.placement", line: 1, reason: uncodable)) {
       try Composition(
         root: Opaque(), placement: Placement(parsing: "child\n", file: "opaque.placement"),
         command: WorkerCommand(executable: workerExecutable) { _ in [] })
     }
-    #expect(error?.description.hasPrefix("opaque.placement:1: The boundary \"child\" cannot run in a worker: \"DistributionTests.Opaque.Child.State\" is not Codable.") == true)
   }
 }
 

@@ -81,9 +81,9 @@ import Testing
   }
 
   @Test func aTraceThatCannotBeCreatedSaysWhere() {
-    #expect {
+    #expect(throws: TraceFile.Failure(path: "/nonexistent-directory/trace.json", errno: ENOENT)) {
       try TraceWriter(path: "/nonexistent-directory/trace.json", host: "x")
-    } throws: { "\($0)".contains("/nonexistent-directory/trace.json") }
+    }
   }
 }
 

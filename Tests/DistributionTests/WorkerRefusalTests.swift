@@ -20,12 +20,15 @@ import Testing
   func aWorkerStartedForAnAppItsExecutableLacksSaysWhichAppsItServes(spawned: Bool) throws {
     let events = Events()
     let forked = WorkerCommand.executable(workerExecutable, app: "two-countrs")
+    // The words are the contract: they tell the user what to fix.
     #expect(throws: DistributionError.workerUnavailable(
       boundary: "counter1",
-      reason: """
-        worker w0-0 was asked for app "two-countrs", which child-worker does not serve; it serves \
-        \(Self.apps). Is the app's name in the WorkerCommand right?
-        """)
+      reason: .refused(
+        worker: "w0-0",
+        explanation: """
+          worker w0-0 was asked for app "two-countrs", which child-worker does not serve; it serves \
+          \(Self.apps). Is the app's name in the WorkerCommand right?
+          """))
     ) {
       _ = try start(spawned ? forked.spawningEachWorker() : forked, events: events)
     }
@@ -35,11 +38,13 @@ import Testing
   @Test func aWorkerStartedForAnAppWithoutTheBoundarySaysWhichBoundariesItHas() throws {
     #expect(throws: DistributionError.workerUnavailable(
       boundary: "counter1",
-      reason: """
-        worker w0-0 was asked for boundary "counter1" of app "timers", which has no such boundary \
-        (its boundaries: timers); child-worker serves the apps \(Self.apps). Is the app's name in \
-        the WorkerCommand right?
-        """)
+      reason: .refused(
+        worker: "w0-0",
+        explanation: """
+          worker w0-0 was asked for boundary "counter1" of app "timers", which has no such boundary \
+          (its boundaries: timers); child-worker serves the apps \(Self.apps). Is the app's name in \
+          the WorkerCommand right?
+          """))
     ) {
       _ = try start(.executable(workerExecutable, app: "timers"))
     }
@@ -49,7 +54,10 @@ import Testing
     #expect {
       _ = try start(.loopback { Timers() })
     } throws: { error in
-      "\(error)".contains(
+      guard case let .workerUnavailable("counter1", .refused("w0-0", explanation))? = error as? DistributionError
+      else { return false }
+      // The words are the contract: they name what was asked for and what the app has.
+      return explanation.hasPrefix(
         "worker w0-0 was asked for boundary \"counter1\", which its app does not have (its boundaries: timers)")
     }
   }

@@ -79,7 +79,7 @@ import TransportTestSupport
     #expect(try await client.calculator.add(1, 1) == 2)
     #expect(await events.first { $0 == .idle(peer: getpid(), after: idle) } != nil)
     #expect(ContinuousClock.now - started >= idle)
-    await #expect(throws: RemoteCallError.self) { try await client.calculator.add(2, 2) }
+    await #expect(throws: RemoteCallError.peerDisconnected) { try await client.calculator.add(2, 2) }
   }
 
   @Test func aConnectionBeyondTheLimitIsRefusedAndReported() async throws {
@@ -95,8 +95,7 @@ import TransportTestSupport
     let third = try UnixSocket.connect(to: served.listener.path)
     #expect(try reachesEnd(third, within: 10_000))
     let pid = getpid()
-    let reason = "2 connections are open, the most this listener serves at once"
-    #expect(await events.first { $0 == .refused(peer: pid, reason: reason) } != nil)
+    #expect(await events.first { $0 == .refused(peer: pid, reason: .tooManyConnections(open: 2)) } != nil)
     // Once one ends, another is served.
     first.system.close()
     let fourth = try served.client()

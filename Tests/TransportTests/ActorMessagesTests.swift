@@ -31,7 +31,7 @@ import TransportTestSupport
     #expect(try await calculator.add(2, 3) == 5)
     #expect(try await calculator.record(7) == [7])
     try await calculator.note(8)
-    await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
+    await #expect(throws: CalculatorError(message: "boom")) { try await calculator.fail("boom") }
     #expect(try await calculator.record(9) == [7, 8, 9])
     // `add`, `note` and `record` are listed; `fail` goes through executeDistributedTarget.
     #expect(callee.directTargetCount == 3)
@@ -102,7 +102,7 @@ import TransportTestSupport
       return pthread_equal(pthread_self(), thread) != 0
     }
     #expect(stayedHere)
-    #expect(throws: RemoteCallError.remote("CalculatorError: boom")) {
+    #expect(throws: CalculatorError(message: "boom")) {
       try callSynchronously { try await calculator.fail("boom") }
     }
   }

@@ -27,7 +27,7 @@ private func connectToCalculatorWorker(
     #expect(try await calculator.add(2, 3) == 5)
     for value in 1...20 { _ = try await calculator.record(value) }
     #expect(try await calculator.record(21) == Array(1...21))
-    await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
+    await #expect(throws: CalculatorError(message: "boom")) { try await calculator.fail("boom") }
     system.close()
     worker.closeInput()
     _ = await worker.waitForExit()
@@ -41,7 +41,7 @@ private func connectToCalculatorWorker(
         #expect(try await calculator.add(value, 1) == value + 1)
         #expect(system.executor.isCurrent)
       }
-      await #expect(throws: RemoteCallError.remote("CalculatorError: boom")) { try await calculator.fail("boom") }
+      await #expect(throws: CalculatorError(message: "boom")) { try await calculator.fail("boom") }
     }
     #expect(!system.executor.isCurrent)
     system.close()
@@ -58,13 +58,14 @@ private func connectToCalculatorWorker(
       callee.close()
     }
     let calculator = try Calculator.resolve(id: Calculator.id, using: caller)
-    let unknown = try Calculator.resolve(id: SocketActorID(number: SocketActorID.firstAssigned + 99), using: caller)
+    let unknownID = SocketActorID(number: SocketActorID.firstAssigned + 99)
+    let unknown = try Calculator.resolve(id: unknownID, using: caller)
     // Both calls start on the caller's reading thread, so they are sent in this order, and the
     // callee reads them in this order: once the second has failed, the first is waiting.
     let early = Task(executorPreference: caller.executor) { try await calculator.add(20, 22) }
     try await withTaskExecutorPreference(caller.executor) { () async throws in
       // A call to an id that only `assignID` hands out is refused at once, not kept waiting.
-      _ = await #expect(throws: RemoteCallError.self) { try await unknown.add(1, 1) }
+      _ = await #expect(throws: RemoteCallError.noSuchActor(unknownID)) { try await unknown.add(1, 1) }
     }
     let hosted = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
     #expect(try await early.value == 42)
@@ -74,7 +75,12 @@ private func connectToCalculatorWorker(
   @Test func aCallPastItsDeadlineFails() async throws {
     let (system, calculator, worker, directory) = try connectToCalculatorWorker(callTimeout: .milliseconds(200))
     defer { directory.remove() }
-    await #expect(throws: RemoteCallError.self) { try await calculator.hang() }
+    await #expect {
+      try await calculator.hang()
+    } throws: { error in
+      guard case .deadlineExceeded(_, .milliseconds(200))? = error as? RemoteCallError else { return false }
+      return true
+    }
     system.close()
     worker.kill()
     _ = await worker.waitForExit()

@@ -46,8 +46,7 @@ distributed actor Stranger {
     }
     let stranger = try Stranger.resolve(id: Calculator.id, using: caller)
     await #expect(
-      throws: RemoteCallError.remote(
-        "TransportTestSupport.Calculator has no distributed method TransportTests.Stranger.greet()")
+      throws: RemoteCallError.noSuchMethod(actor: "TransportTestSupport.Calculator", target: "TransportTests.Stranger.greet()")
     ) {
       try await stranger.greet()
     }

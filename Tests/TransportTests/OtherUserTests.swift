@@ -38,7 +38,7 @@ struct OtherUserTests {
     let secret = LaunchSecret.random()
     let worker = try launchAsNobody(socketPath: listener.path, secret: secret, errors: Lines())
     let connection = FramedConnection(try listener.accept())
-    #expect(throws: TransportError.authenticationFailed("peer uid 65534 is not this user's (0)")) {
+    #expect(throws: TransportError.authenticationFailed(.otherUser(uid: 65534, expected: 0))) {
       try Handshake.verify(connection, secret: secret)
     }
     #expect(await worker.waitForExit() == .exited(status: 1))

@@ -66,7 +66,7 @@ public final class Composition: Sendable {
       if let type = checker.uncodable[entry.path] {
         throw DistributionError.placement(
           file: placement.file, line: entry.line,
-          reason: DistributionError.notCodable(boundary: entry.path, type: type).description)
+          reason: .notCodable(boundary: entry.path, type: type))
       }
     }
     order = placement.entries.map(\.path)

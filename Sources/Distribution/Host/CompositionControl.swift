@@ -45,8 +45,9 @@ package distributed actor CompositionControl {
   /// Kills worker `index` of `boundary` with SIGKILL, as a crash would; the host starts its
   /// successor at once.
   ///
-  /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and
-  ///   `DistributionError.usage` for an index its pool does not have.
+  /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and a
+  ///   `ControlError` for an index its pool does not have, a boundary that failed, or a worker
+  ///   being restarted. Both reach the caller as themselves.
   package distributed func kill(boundary: String, index: Int) throws {
     try send(.kill, boundary: boundary, index: index)
   }
@@ -61,30 +62,27 @@ package distributed actor CompositionControl {
     let remote = try placed(boundary)
     let places = remote.places.count
     guard (0..<places).contains(index) else {
-      throw DistributionError.usage(
-        "\(boundary) has \(places == 1 ? "one worker, 0" : "workers 0 to \(places - 1)"); there is no worker \(index)")
+      throw ControlError.noSuchWorker(boundary: boundary, index: index, workers: places)
     }
     if let failure = remote.failure {
-      throw DistributionError.usage("\(boundary) has failed and runs no workers: \(failure)")
+      throw ControlError.boundaryFailed(boundary: boundary, reason: "\(failure)")
     }
     let sent =
       signal == .kill
       ? remote.killAndRestart(worker: index) != nil
       : remote.send(signal: signal.number, toWorker: index)
-    guard sent else {
-      throw DistributionError.usage("worker \(index) of \(boundary) is not running now (it is being restarted); try again")
-    }
+    guard sent else { throw ControlError.workerRestarting(boundary: boundary, index: index) }
   }
 
   /// Holds every reply of `boundary`'s workers for `milliseconds` before the host takes it;
   /// 0 turns it off.
   ///
   /// - Throws: `DistributionError.unknownBoundary` for a boundary that is not placed, and
-  ///   `DistributionError.usage` for a delay below 0 or above `longestReplyDelay`.
+  ///   `ControlError.delayOutOfRange` for a delay below 0 or above `longestReplyDelay`.
   package distributed func slow(boundary: String, milliseconds: Int) throws {
     let remote = try placed(boundary)
     guard (0...Self.longestReplyDelay).contains(milliseconds) else {
-      throw DistributionError.usage("slow takes 0 to \(Self.longestReplyDelay) ms; got \(milliseconds)")
+      throw ControlError.delayOutOfRange(milliseconds: milliseconds, limit: Self.longestReplyDelay)
     }
     remote.replyDelay = milliseconds
   }
@@ -98,7 +96,7 @@ package distributed actor CompositionControl {
 
   private func placed(_ boundary: String) throws -> RemoteBoundary {
     guard let composition = composition.value else {
-      throw DistributionError.usage("the composition is shutting down")
+      throw ControlError.shuttingDown
     }
     guard let remote = composition.remote(boundary) else {
       throw DistributionError.unknownBoundary(boundary, known: composition.processes.map(\.boundary))

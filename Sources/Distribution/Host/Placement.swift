@@ -81,16 +81,16 @@ public struct Placement: Sendable, Equatable {
   public init(contentsOf path: String) throws(DistributionError) {
     var isDirectory: ObjCBool = false
     guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw .placement(file: path, line: 0, reason: "there is no placement file at this path")
+      throw .placement(file: path, line: 0, reason: .noFile)
     }
     guard !isDirectory.boolValue else {
-      throw .placement(file: path, line: 0, reason: "this is a directory, not a placement file")
+      throw .placement(file: path, line: 0, reason: .isDirectory)
     }
     guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
-      throw .placement(file: path, line: 0, reason: "the placement file cannot be read (check its permissions)")
+      throw .placement(file: path, line: 0, reason: .unreadable)
     }
     guard let text = String(data: data, encoding: .utf8) else {
-      throw .placement(file: path, line: 0, reason: "the placement file is not UTF-8 text")
+      throw .placement(file: path, line: 0, reason: .notUTF8)
     }
     try self.init(parsing: text, file: path)
   }
@@ -112,8 +112,7 @@ public struct Placement: Sendable, Equatable {
       guard let path = words.first else { continue }
       let entry = try Self.entry(path: path, settings: words.dropFirst(), line: line, file: file)
       if let first = entries.first(where: { $0.path == path }) {
-        throw .placement(
-          file: file, line: line, reason: "\(quoted(path)) is placed twice (first on line \(first.line))")
+        throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line))
       }
       entries.append(entry)
     }
@@ -130,28 +129,23 @@ public struct Placement: Sendable, Equatable {
     var words = settings
     while let key = words.popFirst() {
       guard ["pool", "deadline", "startup"].contains(key) else {
-        throw .placement(
-          file: file, line: line,
-          reason: "unknown setting \(quoted(key)) after \(quoted(path)); expected \"pool N\", \"deadline D\" or \"startup D\"")
+        throw .placement(file: file, line: line, reason: .unknownSetting(key: key, path: path))
       }
       guard let value = words.popFirst() else {
-        throw .placement(file: file, line: line, reason: "\(quoted(key)) needs a value")
+        throw .placement(file: file, line: line, reason: .missingValue(key: key))
       }
       guard seen.insert(key).inserted else {
-        throw .placement(file: file, line: line, reason: "\(quoted(key)) is set twice for \(quoted(path))")
+        throw .placement(file: file, line: line, reason: .setTwice(key: key, path: path))
       }
       switch key {
       case "pool":
         guard value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let size = Int(value), (1...64).contains(size) else {
-          throw .placement(
-            file: file, line: line, reason: "a pool size must be a number from 1 to 64, not \(quoted(value))")
+          throw .placement(file: file, line: line, reason: .invalidPoolSize(value))
         }
         workers = size
       default:
         guard let duration = Self.duration(value) else {
-          throw .placement(
-            file: file, line: line,
-            reason: "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))")
+          throw .placement(file: file, line: line, reason: .invalidDuration(key: key, value: value))
         }
         if key == "deadline" { deadline = duration } else { startup = duration }
       }
@@ -187,19 +181,15 @@ public struct Placement: Sendable, Equatable {
     let known = boundaries.map(\.path)
     for entry in entries {
       guard let boundary = boundaries.first(where: { $0.path == entry.path }) else {
-        throw .placement(
-          file: file, line: entry.line,
-          reason: "this app has no boundary \(quoted(entry.path)); its boundaries are: \(known.joined(separator: ", "))")
+        throw .placement(file: file, line: entry.line, reason: .unknownBoundary(path: entry.path, known: known))
       }
       if entry.workers > 1, boundary.kind != .forEach {
         throw .placement(
-          file: file, line: entry.line,
-          reason: "\(quoted(entry.path)) is a \(boundary.kind.rawValue) boundary; only forEach boundaries take a pool")
+          file: file, line: entry.line, reason: .poolOutsideForEach(path: entry.path, kind: boundary.kind.rawValue))
       }
       if let outer = entries.first(where: { entry.path.hasPrefix($0.path + ".") }) {
         throw .placement(
-          file: file, line: entry.line,
-          reason: "\(quoted(entry.path)) is inside \(quoted(outer.path)) (line \(outer.line)), which already runs in a worker with everything inside it")
+          file: file, line: entry.line, reason: .insidePlaced(path: entry.path, outer: outer.path, outerLine: outer.line))
       }
     }
   }

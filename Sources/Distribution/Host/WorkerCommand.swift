@@ -99,7 +99,7 @@ public struct WorkerCommand: Sendable {
   /// Workers that are the executable `name` in the directory of this process's executable,
   /// where `swift build` puts every product of a package, and `swift test` its test bundle.
   ///
-  /// - Throws: `DistributionError.workerUnavailable` when there is no such executable, with
+  /// - Throws: `DistributionError.missingExecutable` when there is no such executable, with
   ///   the command that builds it.
   ///
   /// ```swift
@@ -109,7 +109,7 @@ public struct WorkerCommand: Sendable {
   public static func executable(named name: String, app: String) throws(DistributionError) -> WorkerCommand {
     let candidate = runningExecutable.deletingLastPathComponent().appendingPathComponent(name)
     guard FileManager.default.isExecutableFile(atPath: candidate.path) else {
-      throw .usage("There is no executable \(candidate.path); build it first: swift build --product \(name)")
+      throw .missingExecutable(path: candidate.path, build: "swift build --product \(name)")
     }
     return executable(candidate, app: app)
   }

@@ -19,7 +19,7 @@ struct WorkerLaunchPlan: Sendable {
 }
 
 /// A worker the host gave up, and why: it stalled, its connection ended, it broke the protocol.
-struct WorkerFailure: Error, CustomStringConvertible {
+struct WorkerGivenUp: Error, CustomStringConvertible {
   let pid: Int32
   let reason: RestartReason
 
@@ -84,7 +84,7 @@ final class WorkerLink: Sendable {
         name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
         socketPath: listener.path, secret: secret, output: plan.output)
     guard plan.roster.admit(process) else {
-      throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: "the composition is shutting down")
+      throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: .shuttingDown)
     }
     let control: FramedConnection
     let effects: FramedConnection
@@ -146,10 +146,10 @@ final class WorkerLink: Sendable {
 
   private static func unavailable(_ plan: WorkerLaunchPlan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
     if error is DistributionError { return error }
-    let reason =
+    let reason: DistributionError.WorkerFailure =
       switch error as? TransportError {
-      case .timedOut?: "worker \(process.name) (pid \(process.pid)) did not connect within \(plan.startupDeadline)"
-      default: "worker \(process.name) (pid \(process.pid)) could not be reached: \(error)"
+      case .timedOut?: .didNotConnect(worker: process.name, pid: process.pid, deadline: plan.startupDeadline)
+      default: .unreachable(worker: process.name, pid: process.pid, error: "\(error)")
       }
     return DistributionError.workerUnavailable(boundary: plan.boundary, reason: reason)
   }
@@ -162,25 +162,24 @@ final class WorkerLink: Sendable {
     let expected = plan.expected
     let name = process.name
     let executable = plan.command.executable.lastPathComponent
-    let rebuild = "rebuild \(executable) with the host (\"./compose.sh run\" builds both)"
     let hello: Wire.Hello
     do {
       hello = try endpoint.helloSynchronously()
     } catch RemoteCallError.peerDisconnected {
-      throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) closed its connection before it greeted the host")
+      throw DistributionError.workerUnavailable(boundary: expected.boundary, reason: .closedBeforeGreeting(worker: name))
     } catch {
       throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: "worker \(name) did not greet the host (\(error)); \(rebuild)")
+        boundary: expected.boundary, reason: .noGreeting(worker: name, executable: executable, error: "\(error)"))
     }
     switch hello {
     case let .refusing(refusal):
       throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: refusal.explanation(worker: name, executable: executable))
+        boundary: expected.boundary,
+        reason: .refused(worker: name, explanation: refusal.explanation(worker: name, executable: executable)))
     case let .serving(greeting) where greeting != expected:
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary,
-        reason: "worker \(name) serves \(greeting), the host expects \(expected); \(rebuild)")
+        reason: .servesAnother(worker: name, executable: executable, serves: "\(greeting)", expected: "\(expected)"))
     case .serving:
       return
     }
@@ -243,7 +242,7 @@ final class WorkerLink: Sendable {
       return try body()
     } catch RemoteCallError.deadlineExceeded {
       abandon(because: .stalled(deadline: deadline))
-      throw WorkerFailure(pid: pid, reason: .stalled(deadline: deadline))
+      throw WorkerGivenUp(pid: pid, reason: .stalled(deadline: deadline))
     } catch {
       abandon(because: Self.reason(error))
       throw fault.withLock { $0 }.map(self.error(for:)) ?? error
@@ -263,8 +262,8 @@ final class WorkerLink: Sendable {
   /// What a request on a link that is used no more throws.
   private func error(for ending: Ending) -> any Error {
     switch ending {
-    case let .failed(reason): WorkerFailure(pid: pid, reason: reason)
-    case let .letGo(why): DistributionError.workerUnavailable(boundary: boundary, reason: "worker \(pid): \(why)")
+    case let .failed(reason): WorkerGivenUp(pid: pid, reason: reason)
+    case let .letGo(why): DistributionError.workerUnavailable(boundary: boundary, reason: .gaveUp(pid: pid, reason: why))
     }
   }
 

@@ -14,10 +14,10 @@ final class BoundaryLog: Sendable {
   private let descriptor: Int32
 
   /// Starts the log at `path` afresh.
-  init(path: String) throws(DistributionError) {
+  init(path: String) throws(DetachedError) {
     descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
-      throw .usage("cannot write the boundary log \(path): \(String(cString: strerror(errno)))")
+      throw .cannotWriteBoundaryLog(path: path, errno: errno)
     }
   }
 

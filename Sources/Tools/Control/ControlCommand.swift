@@ -70,7 +70,7 @@ enum ControlCommand {
     let deadline = ContinuousClock.now + downDeadline
     while ProcessState(of: target.run.pid)?.isAlive == true {
       guard ContinuousClock.now < deadline else {
-        throw DistributionError.usage("the host of \(target.app) (pid \(target.run.pid)) is still running \(downDeadline) after down")
+        throw ControlError.stillRunning(app: target.app, pid: target.run.pid, after: downDeadline)
       }
       try await Task.sleep(for: exitCheckPeriod)
     }

@@ -8,6 +8,8 @@ extension ActorListener.Limits {
   static let deadlineVariable = "BULKHEAD_CONTROL_DEADLINE_MS"
   /// The environment variable that sets a detached host's idle deadline, in milliseconds.
   static let idleVariable = "BULKHEAD_CONTROL_IDLE_MS"
+  /// The deadlines those variables may set, in milliseconds: up to an hour.
+  static let allowedMilliseconds = 1...3_600_000
 
   /// The limits of a detached host's control socket: the standard ones, with the read
   /// deadline `BULKHEAD_CONTROL_DEADLINE_MS` sets and the idle deadline
@@ -20,7 +22,7 @@ extension ActorListener.Limits {
   /// ```
   static func control(
     environment: [String: String] = ProcessInfo.processInfo.environment
-  ) throws(DistributionError) -> Self {
+  ) throws(ControlError) -> Self {
     var limits = Self.standard
     if let deadline = try milliseconds(deadlineVariable, in: environment) { limits.readDeadline = deadline }
     if let idle = try milliseconds(idleVariable, in: environment) { limits.idleDeadline = idle }
@@ -29,10 +31,10 @@ extension ActorListener.Limits {
 
   private static func milliseconds(
     _ variable: String, in environment: [String: String]
-  ) throws(DistributionError) -> Duration? {
+  ) throws(ControlError) -> Duration? {
     guard let text = environment[variable] else { return nil }
-    guard let milliseconds = Int(text), (1...3_600_000).contains(milliseconds) else {
-      throw .usage("\(variable) must be a whole number of milliseconds from 1 to 3600000; got \"\(text)\"")
+    guard let milliseconds = Int(text), allowedMilliseconds.contains(milliseconds) else {
+      throw .invalidDeadline(variable: variable, value: text, allowed: allowedMilliseconds)
     }
     return .milliseconds(milliseconds)
   }

@@ -21,41 +21,40 @@ struct ControlTarget: Sendable {
   /// only a host that is stopped or stuck takes longer.
   static let callTimeout = Duration.seconds(5)
 
-  /// The composition of `app` that is up; an error saying why when none is.
-  init(app: String) throws(DistributionError) {
+  /// The composition of `app` that is up.
+  ///
+  /// - Throws: a `ControlError` that says why none is, or the `DistributionError` of a run
+  ///   directory or file that cannot be read.
+  init(app: String) throws {
     self.app = app
     let location = RunDirectory.location()
-    guard FileManager.default.fileExists(atPath: location) else {
-      throw .usage("no composition of \(app) is running: there is no run directory \(location) (\"./compose.sh up \(app)\" starts one)")
-    }
+    guard FileManager.default.fileExists(atPath: location) else { throw ControlError.noRunDirectory(app: app, path: location) }
     directory = try RunDirectory.open(creating: false, at: location)
     let path = directory.runFile(of: app)
-    guard let run = try RunFile.read(at: path) else {
-      throw .usage("no composition of \(app) is running: there is no run file \(path) (\"./compose.sh up \(app)\" starts one)")
-    }
+    guard let run = try RunFile.read(at: path) else { throw ControlError.noRunFile(app: app, path: path) }
     switch run.hostStatus(app: app) {
     case .up: break
-    case .gone: throw .usage("no composition of \(app) is running: \(run.removeStale(at: path))")
-    case let .unreachable(reason):
-      throw .usage("\(reason); its run file \(path) is kept (is the host stopped? \"kill \(run.pid)\" ends it)")
+    case .gone: throw ControlError.hostGone(app: app, removed: run.removeStale(at: path))
+    case let .unreachable(error):
+      throw ControlError.hostUnreachable(app: app, pid: run.pid, socket: run.controlSocket, runFile: path, error: error)
     }
     self.run = run
   }
 
   /// A connection to the control endpoint, and the endpoint.
-  func connect() throws(DistributionError) -> (system: SocketActorSystem, control: CompositionControl) {
+  func connect() throws(ControlError) -> (system: SocketActorSystem, control: CompositionControl) {
     let socket: UnixSocket
     do {
       socket = try UnixSocket.connect(to: run.controlSocket)
     } catch {
-      throw .usage("cannot reach the host of \(app) (pid \(run.pid)) at \(run.controlSocket): \(error)")
+      throw .cannotConnect(app: app, pid: run.pid, socket: run.controlSocket, error: error)
     }
     let system = SocketActorSystem(connection: FramedConnection(socket), callTimeout: Self.callTimeout)
     do {
       return (system, try CompositionControl.resolve(id: CompositionControl.id, using: system))
     } catch {
       system.close()
-      throw .usage("cannot reach the control endpoint of \(app) (pid \(run.pid)): \(error)")
+      throw .callFailed(app: app, pid: run.pid, error: "\(error)")
     }
   }
 
@@ -63,9 +62,9 @@ struct ControlTarget: Sendable {
   /// or it refused or dropped that one connection.
   var isHostUp: Bool { ProcessState(of: run.pid)?.isAlive == true }
 
-  /// Runs `call`, and turns what the actor system throws into a sentence about this
-  /// composition.
-  func calling<Result: Sendable>(_ call: @Sendable () async throws -> Result) async throws(DistributionError) -> Result {
+  /// Runs `call`, and turns what the actor system throws into what it means for this
+  /// composition (`describing(_:)`).
+  func calling<Result: Sendable>(_ call: @Sendable () async throws -> Result) async throws -> Result {
     do {
       return try await call()
     } catch {
@@ -73,20 +72,17 @@ struct ControlTarget: Sendable {
     }
   }
 
-  /// What a call's `error` means, as a sentence about this composition.
-  func describing(_ error: any Error) -> DistributionError {
-    guard let error = error as? RemoteCallError else {
-      return .usage("the call to the host of \(app) (pid \(run.pid)) failed: \(error)")
-    }
-    switch error {
-    case let .remote(message): return .usage(message)
-    case .deadlineExceeded:
-      return .usage("the host of \(app) (pid \(run.pid)) did not answer within \(Self.callTimeout): is it stopped?")
-    case .peerDisconnected:
-      guard isHostUp else { return .usage("the host of \(app) (pid \(run.pid)) closed the control connection: it went down") }
-      return .usage(
-        "the host of \(app) (pid \(run.pid)) closed the control connection and is still up: it refused or dropped "
-          + "this connection, and its log \(directory.hostLog(of: app)) says why")
+  /// What a call's `error` means for this composition: what the host refused, as the host
+  /// threw it, or why the host could not be heard.
+  func describing(_ error: any Error) -> any Error {
+    if error is ControlError || error is DistributionError { return error }
+    switch error as? RemoteCallError {
+    case .deadlineExceeded?:
+      return ControlError.noAnswer(app: app, pid: run.pid, timeout: Self.callTimeout)
+    case .peerDisconnected?:
+      return ControlError.connectionClosed(app: app, pid: run.pid, hostIsUp: isHostUp, log: directory.hostLog(of: app))
+    default:
+      return ControlError.callFailed(app: app, pid: run.pid, error: "\(error)")
     }
   }
 }

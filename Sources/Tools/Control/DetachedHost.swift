@@ -19,15 +19,13 @@ struct DetachedHost {
 
   func run(terminal: HostTerminal) async throws {
     guard !placement.entries.isEmpty else {
-      throw DistributionError.usage(
-        "up needs a placement that puts a boundary in a worker: with every boundary in the host there is nothing "
-          + "to reach (\"./compose.sh run \(app.name) none\" runs it that way in the foreground)")
+      throw DetachedError.nothingPlaced(app: app.name)
     }
     let directory = try RunDirectory.open(creating: true)
     let runPath = directory.runFile(of: app.name)
     if let run = try RunFile.read(at: runPath) {
       guard run.hostStatus(app: app.name) == .gone else {
-        throw DistributionError.usage("\(app.name) is already up: host pid \(run.pid), run file \(runPath)")
+        throw DetachedError.alreadyUp(app: app.name, pid: run.pid, controlSocket: run.controlSocket, runFile: runPath)
       }
       terminal.say("host: \(run.removeStale(at: runPath))")
     }

@@ -13,12 +13,12 @@ import Foundation
 struct FileWatch {
   private let descriptor: Int32
 
-  init(path: String, for events: UInt32) throws(DistributionError) {
+  init(path: String, for events: UInt32) throws(DetachedError) {
     descriptor = inotify_init1(Int32(IN_CLOEXEC))
     guard descriptor >= 0, inotify_add_watch(descriptor, path, events) >= 0 else {
-      let reason = String(cString: strerror(errno))
+      let failure = errno
       if descriptor >= 0 { Glibc.close(descriptor) }
-      throw .usage("cannot watch \(path): \(reason)")
+      throw .cannotWatch(path: path, errno: failure)
     }
   }
 

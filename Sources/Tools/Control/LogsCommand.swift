@@ -30,7 +30,7 @@ struct LogsCommand {
     let directory = try target?.directory ?? RunDirectory.open(creating: false)
     let path = directory.boundaryLog(of: app)
     guard let log = FileHandle(forReadingAtPath: path) else {
-      throw DistributionError.usage("there is no log of \(app) in \(directory.path): it was never up here")
+      throw DetachedError.noLog(app: app, directory: directory.path)
     }
     defer { try? log.close() }
     var pending = Data()

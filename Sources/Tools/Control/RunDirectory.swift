@@ -21,18 +21,16 @@ struct RunDirectory: Sendable {
 
   /// The run directory, made with mode 0700 if `creating` and missing. Refuses one that is a
   /// link, not this user's, or open to others.
-  static func open(creating: Bool, at path: String = location()) throws(DistributionError) -> RunDirectory {
+  static func open(creating: Bool, at path: String = location()) throws(DetachedError) -> RunDirectory {
     if creating, mkdir(path, 0o700) != 0, errno != EEXIST {
-      throw .usage("cannot make the run directory \(path): \(String(cString: strerror(errno)))")
+      throw .cannotMakeRunDirectory(path: path, errno: errno)
     }
     var info = stat()
     guard lstat(path, &info) == 0 else {
-      throw .usage("no run directory \(path): no composition was ever up here (\"./compose.sh up APP\" starts one)")
+      throw .noRunDirectory(path: path)
     }
     guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
-      throw .usage(
-        "\(path) is not a private directory of this user (mode \(String(info.st_mode & 0o7777, radix: 8)), owner \(info.st_uid)); "
-          + "remove it, or set XDG_RUNTIME_DIR to a directory of yours")
+      throw .runDirectoryNotPrivate(path: path, mode: info.st_mode & 0o7777, owner: info.st_uid)
     }
     return RunDirectory(path: path)
   }

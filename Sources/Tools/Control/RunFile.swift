@@ -17,10 +17,10 @@ struct RunFile: Equatable, Sendable {
   var placement: String
 
   /// Reads the run file at `path`; nil when there is none.
-  static func read(at path: String) throws(DistributionError) -> RunFile? {
+  static func read(at path: String) throws(DetachedError) -> RunFile? {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
       guard FileManager.default.fileExists(atPath: path) else { return nil }
-      throw .usage("cannot read the run file \(path)")
+      throw .unreadableRunFile(path: path)
     }
     var fields: [String: String] = [:]
     for line in text.split(separator: "\n") {
@@ -28,26 +28,25 @@ struct RunFile: Equatable, Sendable {
       if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
     }
     guard let pid = fields["pid"].flatMap({ Int32($0) }), pid > 0, let control = fields["control"] else {
-      throw .usage("the run file \(path) was not written by a host (no pid or control line); remove it")
+      throw .notARunFile(path: path)
     }
     return RunFile(pid: pid, controlSocket: control, placement: fields["placement"] ?? "")
   }
 
   /// Writes the file under a temporary name, then links it to `path`, which fails if a run
   /// file is there already: two hosts of one app never both believe they are the one up.
-  func publish(at path: String) throws(DistributionError) {
+  func publish(at path: String) throws(DetachedError) {
     // One field a line: a line break in one would forge another.
     if let field = [controlSocket, placement].first(where: { $0.contains(where: \.isNewline) }) {
-      throw .usage("cannot write the run file \(path): \"\(field)\" has a line break in it")
+      throw .lineBreakInRunFile(path: path, field: field)
     }
     let temporary = "\(path).\(pid).tmp"
     let text = "pid \(pid)\ncontrol \(controlSocket)\nplacement \(placement)\n"
     guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-    else { throw .usage("cannot write the run file \(temporary)") }
+    else { throw .cannotWriteRunFile(path: temporary, errno: nil) }
     defer { unlink(temporary) }
     guard link(temporary, path) == 0 else {
-      let reason = errno == EEXIST ? "another host wrote one first" : String(cString: strerror(errno))
-      throw .usage("cannot write the run file \(path): \(reason)")
+      throw .cannotWriteRunFile(path: path, errno: errno)
     }
   }
 
@@ -64,8 +63,9 @@ struct RunFile: Equatable, Sendable {
     /// Its process is gone (even a SIGKILL leaves the file behind), or the pid now names a
     /// process that is not this app's detached host.
     case gone
-    /// Its process lives, but its control socket refuses connections: the file is kept.
-    case unreachable(String)
+    /// Its process lives, but its control socket refuses connections, with this error: the
+    /// file is kept.
+    case unreachable(TransportError)
   }
 
   /// Where the host of `app` that wrote this file stands.
@@ -75,7 +75,7 @@ struct RunFile: Equatable, Sendable {
       try UnixSocket.connect(to: controlSocket).close()
       return .up
     } catch {
-      return .unreachable("host pid \(pid) of \(app) is running, but its control socket \(controlSocket) refuses connections (\(error))")
+      return .unreachable(error)
     }
   }
 

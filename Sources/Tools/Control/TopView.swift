@@ -26,7 +26,7 @@ struct TopView {
   }
 
   /// Draws until `q`, Ctrl-C, SIGTERM or SIGHUP, or until the composition goes down.
-  func run() async throws(DistributionError) {
+  func run() async throws {
     let screen = RawTerminal.enter()
     let signals = [SIGINT, SIGTERM, SIGHUP].map { number in
       signal(number, SIG_IGN)
@@ -61,7 +61,7 @@ struct TopView {
   /// The next snapshot. The host closes a connection that sends no request within its read
   /// deadline (`top` stopped, the machine asleep): one it closed while still up is made again,
   /// once.
-  private func snapshot(over connection: inout Connection) async throws(DistributionError) -> Wire.ControlSnapshot {
+  private func snapshot(over connection: inout Connection) async throws -> Wire.ControlSnapshot {
     let control = connection.control
     do {
       return try await control.snapshot()

@@ -25,9 +25,7 @@ struct UpLauncher {
     let runPath = directory.runFile(of: app)
     if let run = try RunFile.read(at: runPath) {
       guard run.hostStatus(app: app) == .gone else {
-        throw DistributionError.usage(
-          "\(app) is already up: host pid \(run.pid), control socket \(run.controlSocket), run file \(runPath) "
-            + "(\"./compose.sh down \(app)\" takes it down)")
+        throw DetachedError.alreadyUp(app: app, pid: run.pid, controlSocket: run.controlSocket, runFile: runPath)
       }
       terminal.say("\(app): \(run.removeStale(at: runPath))")
     }
@@ -44,18 +42,16 @@ struct UpLauncher {
         return
       }
       if let status = host.exitStatus() {
-        throw DistributionError.usage(
-          "the host of \(app) exited (\(status)) before it was up; the end of its log \(log):\n" + Self.tail(of: log))
+        throw DetachedError.hostExited(app: app, status: status, log: log, logTail: Self.tail(of: log))
       }
       changes.wait(milliseconds: Self.hostCheckPeriod)
     }
-    throw DistributionError.usage(
-      "the host of \(app) (pid \(host.pid)) is not up after \(Self.readiness); it goes on, its log is \(log)")
+    throw DetachedError.hostNotUp(app: app, pid: host.pid, readiness: Self.readiness, log: log)
   }
 
-  private static func thisExecutable() throws(DistributionError) -> String {
+  private static func thisExecutable() throws(DetachedError) -> String {
     guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-      throw .usage("cannot find this executable (/proc/self/exe) to start the host with")
+      throw .noExecutable
     }
     return path
   }
@@ -77,7 +73,7 @@ private struct DetachedProcess {
   /// only under _GNU_SOURCE.
   private static let setSession: Int32 = 0x80
 
-  init(executable: String, arguments: [String], output: String) throws(DistributionError) {
+  init(executable: String, arguments: [String], output: String) throws(DetachedError) {
     var actions = posix_spawn_file_actions_t()
     var attributes = posix_spawnattr_t()
     posix_spawn_file_actions_init(&actions)
@@ -104,7 +100,7 @@ private struct DetachedProcess {
     var pid: pid_t = 0
     let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
     guard result == 0 else {
-      throw .usage("cannot start the host \(executable): \(String(cString: strerror(result)))")
+      throw .cannotStartHost(executable: executable, errno: result)
     }
     self.pid = pid
   }

@@ -11,11 +11,11 @@ import BulkheadDistribution
 /// and written in blocks, and `finish()` writes the closing brackets, so that the file is valid
 /// JSON once finished. Not thread-safe: `TraceWriter` holds it under its lock.
 struct TraceFile: ~Copyable {
-  /// The trace could not be written.
-  struct Failure: Error, CustomStringConvertible {
+  /// The trace at `path` could not be written: the system's `errno`.
+  struct Failure: Error, Equatable, CustomStringConvertible {
     let path: String
-    let reason: String
-    var description: String { "cannot write the trace \(path): \(reason)" }
+    let errno: Int32
+    var description: String { "cannot write the trace \(path): \(String(cString: strerror(errno)))" }
   }
 
   let path: String
@@ -32,7 +32,7 @@ struct TraceFile: ~Copyable {
   init(path: String) throws(Failure) {
     self.path = path
     descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+    guard descriptor >= 0 else { throw Failure(path: path, errno: errno) }
     buffer.reserveCapacity(Self.block + 1024)
     buffer.append(contentsOf: #"{"displayTimeUnit":"ns","traceEvents":["#.utf8)
   }
@@ -69,7 +69,7 @@ struct TraceFile: ~Copyable {
       } else if result < 0, errno == EINTR {
         continue
       } else {
-        failure = Failure(path: path, reason: String(cString: strerror(errno)))
+        failure = Failure(path: path, errno: errno)
       }
     }
     buffer.removeAll(keepingCapacity: true)

@@ -133,8 +133,8 @@ extension SocketInvocationDecoder {
 enum TargetResolution: Sendable {
   /// Through `executeDistributedTarget`, by the target's mangled name.
   case byName
-  /// Not a method of the actor: the reason, for the caller.
-  case refused(String)
+  /// Not a method of the actor: why, for the caller.
+  case refused(RemoteCallError)
   /// Straight to the method: the closures check the actor's type, so a resolution made for
   /// one actor never runs on another's.
   case direct(DirectInvocation)
@@ -151,7 +151,7 @@ enum TargetResolution: Sendable {
     // peer built from other code, must not run on this actor.
     let type = String(reflecting: Swift.type(of: actor))
     guard target.description.hasPrefix(type + ".") else {
-      return .refused("\(type) has no distributed method \(target.description)")
+      return .refused(.noSuchMethod(actor: type, target: target.description))
     }
     return .byName
   }
@@ -163,7 +163,7 @@ enum TargetResolution: Sendable {
       do {
         guard try direct.method.target(using: system).identifier == target.identifier else { continue }
       } catch {
-        return .refused("\(error)")
+        return .refused(.brokenDirectTarget(error))
       }
       return .direct(DirectInvocation(direct, named: target.description))
     }
@@ -180,7 +180,9 @@ struct DirectInvocation: Sendable {
   init<Actor: DistributedActor>(_ target: DirectTarget<Actor>, named name: String)
   where Actor.ActorSystem == SocketActorSystem {
     @Sendable func typed(_ actor: any DistributedActor) throws -> Actor {
-      guard let actor = actor as? Actor else { throw RemoteCallError.remote("\(name) called on \(type(of: actor))") }
+      guard let actor = actor as? Actor else {
+        throw Refusal(reason: .noSuchMethod(actor: String(reflecting: type(of: actor)), target: name))
+      }
       return actor
     }
     invoke = { actor, arguments in try await target.invoke(typed(actor), &arguments) }

@@ -10,7 +10,8 @@ enum Envelope: Sendable, Equatable {
   /// `WireCodable` layout.
   case call(id: UInt64, actor: SocketActorID, target: UInt64, definition: String?, arguments: [UInt8])
   case reply(id: UInt64, value: [UInt8])
-  case failure(id: UInt64, message: String)
+  /// The call threw, or this system refused it.
+  case failure(id: UInt64, error: ThrownError)
 
   var frame: Frame {
     var writer = ByteWriter()
@@ -26,10 +27,12 @@ enum Envelope: Sendable, Equatable {
       writer.write(1 as UInt64)
       writer.write(id)
       writer.write(bytes: value)
-    case let .failure(id, message):
-      writer.write(2 as UInt64)
+    case let .failure(id, error):
+      // Tag 2 was a failure laid out as a bare message: a peer of an older build that sends
+      // one is refused as malformed, not misread.
+      writer.write(4 as UInt64)
       writer.write(id)
-      writer.write(message)
+      error.write(to: &writer)
     }
     return Frame(kind: Self.frameKind, payload: writer.bytes)
   }
@@ -48,7 +51,7 @@ enum Envelope: Sendable, Equatable {
       let definition = tag == 0 ? try reader.readString() : nil
       self = .call(id: id, actor: actor, target: target, definition: definition, arguments: try reader.readBytes())
     case 1: self = .reply(id: try reader.readUInt64(), value: try reader.readBytes())
-    case 2: self = .failure(id: try reader.readUInt64(), message: try reader.readString())
+    case 4: self = .failure(id: try reader.readUInt64(), error: try ThrownError(from: &reader))
     case let tag: throw .malformed("unknown actor system message tag \(tag)")
     }
     guard reader.isAtEnd else { throw .malformed("bytes left over after an actor system message") }

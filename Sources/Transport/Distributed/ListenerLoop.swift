@@ -158,14 +158,13 @@ final class ListenerLoop: @unchecked Sendable {
   private func serve(_ socket: UnixSocket) {
     let peer = try? socket.peerCredentials()
     if connections.count >= limits.maximumConnections { readWithoutWaiting() }
-    let refusal =
+    let refusal: ListenerEvent.Refusal? =
       if peer?.uid != getuid() {
-        peer.map { "it runs as user \($0.uid); only this process's user (\(getuid())) may connect" }
-          ?? "who it is cannot be told"
+        peer.map { .otherUser(uid: $0.uid, expected: getuid()) } ?? .unknownPeer
       } else if connections.count >= limits.maximumConnections {
-        "\(connections.count) connections are open, the most this listener serves at once"
+        .tooManyConnections(open: connections.count)
       } else {
-        nil as String?
+        nil
       }
     if let refusal {
       report(.refused(peer: peer?.pid ?? 0, reason: refusal))

@@ -36,7 +36,7 @@ package final class MethodTarget<Actor: DistributedActor>: Sendable where Actor.
 }
 
 /// A `MethodTarget` whose call reached no distributed method of its actor.
-package struct MethodTargetError: Error, Equatable, CustomStringConvertible {
+package struct MethodTargetError: Error, Codable, Equatable, CustomStringConvertible {
   /// The actor's type.
   package let actor: String
   /// What the call did instead.

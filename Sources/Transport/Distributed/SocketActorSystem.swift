@@ -5,12 +5,13 @@ import Synchronization
 /// A `DistributedActorSystem` over one authenticated Unix-socket connection between two
 /// processes (a host and a worker). Each side hosts its own actors and calls the other's.
 ///
-/// Calls are matched to replies by call id, thrown errors come back as `RemoteCallError`,
-/// every call has a deadline, and when the peer goes away every call in flight fails at once
-/// with `RemoteCallError.peerDisconnected`. The actors a system hosts hold it, and it holds
-/// them, until the connection ends. Calls arriving from the peer start in the order
-/// they were sent, on the thread that reads the connection (`executor`); a caller that prefers
-/// that executor resumes there too, so a call costs no thread hop on either side.
+/// Calls are matched to replies by call id; a thrown error comes back as itself when it is a
+/// `CodableError`, and as a `RemoteCallError` otherwise. Every call has a deadline, and when
+/// the peer goes away every call in flight fails at once with `RemoteCallError.peerDisconnected`.
+/// The actors a system hosts hold it, and it holds them, until the connection ends. Calls
+/// arriving from the peer start in the order they were sent, on the thread that reads the
+/// connection (`executor`); a caller that prefers that executor resumes there too, so a call
+/// costs no thread hop on either side.
 ///
 /// A distributed method that returns nothing and cannot throw is a *message*: the call
 /// returns once it is written, and the peer sends nothing back. Messages and calls from one
@@ -403,7 +404,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   private func callReadingReply(
     _ id: UInt64, _ actor: SocketActorID, target: String, named name: @autoclosure () -> String, arguments: [UInt8]
   ) throws -> [UInt8] {
-    try callerReading.withLock { half in
+    // The peer's failure is thrown outside: the connection still serves the next call.
+    let reply = try callerReading.withLock { half -> Result<[UInt8], any Error> in
       guard let half, !state.withLock({ $0.isClosed }) else { throw RemoteCallError.peerDisconnected }
       do {
         try write(call: id, actor, target: target, arguments: arguments)
@@ -411,14 +413,12 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
         traffic.received.add(frame.payload.count, ordering: .relaxed)
         switch try Envelope(frame) {
         case let .reply(replyID, value) where replyID == id:
-          return value
-        case let .failure(replyID, message) where replyID == id:
-          throw RemoteCallError.remote(message)
+          return .success(value)
+        case let .failure(replyID, error) where replyID == id:
+          return .failure(error.error)
         case .reply, .failure, .call:
           throw TransportError.malformed("a reply to another call, or a call, where the reply to \(name()) was due")
         }
-      } catch let error as RemoteCallError where error != .peerDisconnected {
-        throw error
       } catch {
         // The connection cannot be trusted any more: a late reply could be taken for the
         // answer to the next call.
@@ -429,6 +429,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
         throw RemoteCallError.peerDisconnected
       }
     }
+    return try reply.get()
   }
 
   /// For a system read by its callers: how long each read of a reply may wait from now on
@@ -510,7 +511,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       case .parked:
         break
       case .refused:
-        try? send(.failure(id: id, message: "Too many calls wait for actors not hosted yet."))
+        try? send(.failure(id: id, error: ThrownError(refusing: .tooManyWaitingCalls(limit: Self.maximumParkedCalls))))
       case .violation:
         // A target number never named or named twice, or a message for an actor that is
         // not here: the peer is not speaking this protocol.
@@ -518,8 +519,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       }
     case let .reply(id, value):
       state.withLock { $0.pending.removeValue(forKey: id) }?.continuation.resume(returning: value)
-    case let .failure(id, message):
-      fail(call: id, with: RemoteCallError.remote(message))
+    case let .failure(id, error):
+      fail(call: id, with: error.error)
     }
     return true
   }
@@ -549,7 +550,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// finding and invoking a distributed target costs, for the benchmark. `direct` resolves
   /// the target as an incoming call does; otherwise it is found by name every time.
   package func invokeLocally(_ id: SocketActorID, target: String, arguments: [UInt8], direct: Bool = false) async throws {
-    guard let actor = state.withLock({ $0.actors[id] }) else { throw RemoteCallError.remote("No actor \(id).") }
+    guard let actor = state.withLock({ $0.actors[id] }) else { throw RemoteCallError.noSuchActor(id) }
     var decoder = SocketInvocationDecoder(arguments: arguments)
     let target = RemoteCallTarget(target)
     let resolution =
@@ -577,7 +578,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     let handler = SocketResultHandler(system: call.id == 0 ? nil : self, call: call.id)
     let (actor, known) = state.withLock { ($0.actors[call.actor], $0.targets[call.target]) }
     guard let actor, let known else {
-      try? send(.failure(id: call.id, message: "No actor \(call.actor) in this process."))
+      try? send(.failure(id: call.id, error: ThrownError(refusing: .noSuchActor(call.actor))))
       return
     }
     var decoder = SocketInvocationDecoder(arguments: call.arguments)
@@ -585,7 +586,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       let resolution = known.resolution ?? resolve(call.target, known.name, on: actor)
       switch resolution {
       case let .refused(reason):
-        throw RefusedCall(description: reason)
+        throw Refusal(reason: reason)
       case let .direct(target):
         answer(call, with: try await target.invoke(actor, &decoder))
       case .byName:
@@ -633,7 +634,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       // protocol, and the connection ends.
       return close()
     }
-    try? send(.failure(id: call.id, message: "\(error)"))
+    try? send(.failure(id: call.id, error: ThrownError(thrownBy: error)))
   }
 
   /// Decides once how calls to target `number` are made, and remembers it.
@@ -642,11 +643,6 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     state.withLock { $0.targets[number]?.resolution = resolution }
     return resolution
   }
-}
-
-/// A call to a method the actor does not have; the caller reads the reason as it is.
-private struct RefusedCall: Error, CustomStringConvertible {
-  let description: String
 }
 
 /// Payload bytes written and read by a system.

@@ -11,24 +11,6 @@ package struct SocketActorID: Hashable, Codable, Sendable, CustomStringConvertib
   package static let firstAssigned: UInt64 = 1 << 32
 }
 
-/// Why a remote call failed.
-package enum RemoteCallError: Error, Equatable, CustomStringConvertible {
-  /// The remote actor threw; its error's description.
-  case remote(String)
-  /// No reply came in time.
-  case deadlineExceeded(String, Duration)
-  /// The connection to the peer is gone.
-  case peerDisconnected
-
-  package var description: String {
-    switch self {
-    case let .remote(message): "The remote call threw: \(message)"
-    case let .deadlineExceeded(target, timeout): "No reply to \(target) within \(timeout)."
-    case .peerDisconnected: "The peer process disconnected; the call may or may not have run."
-    }
-  }
-}
-
 /// One direction of a connection, handed to exactly one owner.
 final class ConnectionHalf: @unchecked Sendable {
   // Safe: the reading half is used only by the reader thread once the initializer hands it
@@ -44,7 +26,7 @@ package struct SocketInvocationEncoder: DistributedTargetInvocationEncoder {
   var arguments = ByteWriter()
 
   package mutating func recordGenericSubstitution<T>(_ type: T.Type) throws {
-    throw RemoteCallError.remote("Generic distributed methods are not supported.")
+    throw RemoteCallError.genericMethod(substitution: String(reflecting: type))
   }
 
   package mutating func recordArgument<Value: WireCodable>(_ argument: RemoteCallArgument<Value>) throws {
@@ -91,6 +73,6 @@ package struct SocketResultHandler: DistributedTargetInvocationResultHandler {
   }
 
   package func onThrow<Err: Error>(error: Err) async throws {
-    try system?.send(.failure(id: call, message: "\(error)"))
+    try system?.send(.failure(id: call, error: ThrownError(thrownBy: error)))
   }
 }

@@ -14,7 +14,7 @@ package enum Handshake {
   package static func introduce(on connection: FramedConnection, secret: LaunchSecret) throws(TransportError) {
     try connection.send(Frame(kind: helloKind, payload: Array(secret.text.utf8)))
     guard let reply = try connection.receive(), reply.kind == welcomeKind else {
-      throw .authenticationFailed("the host did not welcome this worker")
+      throw .authenticationFailed(.notWelcomed)
     }
   }
 
@@ -27,22 +27,22 @@ package enum Handshake {
     let credentials = try connection.socket.peerCredentials()
     guard credentials.uid == getuid() else {
       connection.socket.close()
-      throw .authenticationFailed("peer uid \(credentials.uid) is not this user's (\(getuid()))")
+      throw .authenticationFailed(.otherUser(uid: credentials.uid, expected: getuid()))
     }
     if let expectedPID, credentials.pid != expectedPID {
       connection.socket.close()
-      throw .authenticationFailed("peer pid \(credentials.pid) is not the launched worker's (\(expectedPID))")
+      throw .authenticationFailed(.otherProcess(pid: credentials.pid, expected: expectedPID))
     }
     let hello: Frame?
     do {
       hello = try connection.receive(within: Int32(clamping: timeout * 1_000))
     } catch {
       connection.socket.close()
-      throw .authenticationFailed("no valid hello from pid \(credentials.pid): \(error)")
+      throw .authenticationFailed(.noHello(pid: credentials.pid, error: "\(error)"))
     }
     guard let hello, hello.kind == helloKind, secret.matches(hello.payload) else {
       connection.socket.close()
-      throw .authenticationFailed("pid \(credentials.pid) did not present the launch secret")
+      throw .authenticationFailed(.wrongSecret(pid: credentials.pid))
     }
     try connection.send(Frame(kind: welcomeKind, payload: []))
     return credentials

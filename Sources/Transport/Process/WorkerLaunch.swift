@@ -47,13 +47,13 @@ package struct WorkerLaunch: Sendable {
     // A host writes the launch at once; a pipe held open with nothing on it is no host.
     var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
     guard poll(&input, 1, Int32(launchDeadline * 1_000)) > 0 else {
-      throw .authenticationFailed("no launch from a Bulkhead host arrived on standard input within \(Int(launchDeadline)) seconds")
+      throw .authenticationFailed(.noLaunch(seconds: Int(launchDeadline)))
     }
     guard let path = readLine(strippingNewline: true), let secret = readLine(strippingNewline: true) else {
-      throw .authenticationFailed("standard input closed before the socket path and secret arrived")
+      throw .authenticationFailed(.launchCutShort)
     }
     guard path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret) else {
-      throw .authenticationFailed("standard input does not hold a launch from a Bulkhead host")
+      throw .authenticationFailed(.notALaunch)
     }
     guard watchingInput else { return WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret)) }
     // End of file means the host is gone or let this worker go. Before the worker has

@@ -4,7 +4,7 @@
 
 /// What can go wrong below the reducers: sockets, frames, codec, worker processes. Each case
 /// says what happened and where, so the message can be shown to a user as it is.
-package enum TransportError: Error, Equatable, CustomStringConvertible {
+package enum TransportError: CodableError, Equatable, CustomStringConvertible {
   /// A socket path longer than the kernel's `sun_path` allows.
   case pathTooLong(path: String, length: Int, limit: Int)
   /// The directory that should hold a socket does not exist.
@@ -22,7 +22,7 @@ package enum TransportError: Error, Equatable, CustomStringConvertible {
   /// The bytes do not decode as the expected value.
   case malformed(String)
   /// A peer failed to prove who it is.
-  case authenticationFailed(String)
+  case authenticationFailed(AuthenticationFailure)
   /// Nothing happened on the socket at `path` within the time allowed.
   case timedOut(path: String, milliseconds: Int32)
   /// A launched process exited before it connected.

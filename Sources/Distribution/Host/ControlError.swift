@@ -1,0 +1,82 @@
+package import Transport
+
+/// What goes wrong when a tool works a running composition through its control socket: what
+/// the control endpoint refuses, which crosses the socket as itself, and why a tool cannot
+/// reach or hear the host. `description` is the one place the words for people are made.
+///
+/// ```swift
+/// catch ControlError.noSuchWorker(let boundary, let index, let workers) { … }
+/// ```
+package enum ControlError: CodableError, Equatable, CustomStringConvertible {
+  // Refused by the control endpoint.
+
+  /// `boundary` has `workers` workers, numbered from 0; `index` is not one of them.
+  case noSuchWorker(boundary: String, index: Int, workers: Int)
+  /// `boundary` gave up restarting its workers, for `reason`, and runs none.
+  case boundaryFailed(boundary: String, reason: String)
+  /// Worker `index` of `boundary` is being restarted and has no process to signal.
+  case workerRestarting(boundary: String, index: Int)
+  /// A `slow` delay outside 0...`limit` milliseconds.
+  case delayOutOfRange(milliseconds: Int, limit: Int)
+  /// The composition is shutting down.
+  case shuttingDown
+
+  // Met by the host as it opens its control socket.
+
+  /// The environment variable `variable` sets a deadline to `value`, which is not a whole
+  /// number of milliseconds in `allowed`.
+  case invalidDeadline(variable: String, value: String, allowed: ClosedRange<Int>)
+
+  // Met by the tool on its way to the host of `app`.
+
+  /// There is no run directory at `path`: no composition was ever up here.
+  case noRunDirectory(app: String, path: String)
+  /// There is no run file of `app` at `path`.
+  case noRunFile(app: String, path: String)
+  /// The host that wrote the run file is gone; `removed` says what was cleaned up.
+  case hostGone(app: String, removed: String)
+  /// The host's process `pid` lives, but its control socket refused a connection.
+  case hostUnreachable(app: String, pid: Int32, socket: String, runFile: String, error: TransportError)
+  /// The control socket `socket` of host `pid` could not be connected to.
+  case cannotConnect(app: String, pid: Int32, socket: String, error: TransportError)
+  /// Host `pid` did not answer a call within `timeout`.
+  case noAnswer(app: String, pid: Int32, timeout: Duration)
+  /// Host `pid` closed the control connection; `hostIsUp` says whether its process lives on,
+  /// in which case its `log` says why it dropped the connection.
+  case connectionClosed(app: String, pid: Int32, hostIsUp: Bool, log: String)
+  /// A call to host `pid` failed otherwise: the error as the transport reported it.
+  case callFailed(app: String, pid: Int32, error: String)
+  /// Host `pid` still ran `after` it was asked to go down.
+  case stillRunning(app: String, pid: Int32, after: Duration)
+
+  package var description: String {
+    switch self {
+    case let .noSuchWorker(boundary, index, workers):
+      "\(boundary) has \(workers == 1 ? "one worker, 0" : "workers 0 to \(workers - 1)"); there is no worker \(index)"
+    case let .boundaryFailed(boundary, reason): "\(boundary) has failed and runs no workers: \(reason)"
+    case let .workerRestarting(boundary, index):
+      "worker \(index) of \(boundary) is not running now (it is being restarted); try again"
+    case let .delayOutOfRange(milliseconds, limit): "slow takes 0 to \(limit) ms; got \(milliseconds)"
+    case .shuttingDown: "the composition is shutting down"
+    case let .invalidDeadline(variable, value, allowed):
+      "\(variable) must be a whole number of milliseconds from \(allowed.lowerBound) to \(allowed.upperBound); got \"\(value)\""
+    case let .noRunDirectory(app, path):
+      "no composition of \(app) is running: there is no run directory \(path) (\"./compose.sh up \(app)\" starts one)"
+    case let .noRunFile(app, path):
+      "no composition of \(app) is running: there is no run file \(path) (\"./compose.sh up \(app)\" starts one)"
+    case let .hostGone(app, removed): "no composition of \(app) is running: \(removed)"
+    case let .hostUnreachable(app, pid, socket, runFile, error):
+      "host pid \(pid) of \(app) is running, but its control socket \(socket) refuses connections (\(error)); "
+        + "its run file \(runFile) is kept (is the host stopped? \"kill \(pid)\" ends it)"
+    case let .cannotConnect(app, pid, socket, error): "cannot reach the host of \(app) (pid \(pid)) at \(socket): \(error)"
+    case let .noAnswer(app, pid, timeout): "the host of \(app) (pid \(pid)) did not answer within \(timeout): is it stopped?"
+    case let .connectionClosed(app, pid, hostIsUp, log):
+      hostIsUp
+        ? "the host of \(app) (pid \(pid)) closed the control connection and is still up: it refused or dropped "
+          + "this connection, and its log \(log) says why"
+        : "the host of \(app) (pid \(pid)) closed the control connection: it went down"
+    case let .callFailed(app, pid, error): "the call to the host of \(app) (pid \(pid)) failed: \(error)"
+    case let .stillRunning(app, pid, after): "the host of \(app) (pid \(pid)) is still running \(after) after down"
+    }
+  }
+}

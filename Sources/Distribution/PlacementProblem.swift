@@ -1,0 +1,62 @@
+extension DistributionError {
+  /// What is wrong with a placement (`DistributionError.placement`), with the words and
+  /// numbers the file holds as fields. Words from the file are quoted with control characters
+  /// escaped, so a message shows what the file holds without printing it.
+  ///
+  /// ```swift
+  /// catch DistributionError.placement(_, let line, .placedTwice(let path, let first)) { … }
+  /// ```
+  public enum PlacementProblem: Equatable, Codable, Sendable, CustomStringConvertible {
+    /// There is no placement file at the path.
+    case noFile
+    /// The path names a directory.
+    case isDirectory
+    /// The file cannot be read.
+    case unreadable
+    /// The file is not UTF-8 text.
+    case notUTF8
+    /// `path` is placed a second time; the first was on line `firstLine`.
+    case placedTwice(path: String, firstLine: Int)
+    /// `key` after `path` is not a setting.
+    case unknownSetting(key: String, path: String)
+    /// The setting `key` has no value.
+    case missingValue(key: String)
+    /// The setting `key` is given twice for `path`.
+    case setTwice(key: String, path: String)
+    /// A pool size that is not a number from 1 to 64.
+    case invalidPoolSize(String)
+    /// The setting `key` has a value that is not a duration from 1 ms to 600 s.
+    case invalidDuration(key: String, value: String)
+    /// The app has no boundary `path`; it has `known`.
+    case unknownBoundary(path: String, known: [String])
+    /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries do.
+    case poolOutsideForEach(path: String, kind: String)
+    /// `path` is inside `outer`, placed on line `outerLine`, which already runs in a worker.
+    case insidePlaced(path: String, outer: String, outerLine: Int)
+    /// The boundary's `type` is not Codable, so it cannot cross a process boundary.
+    case notCodable(boundary: String, type: String)
+
+    public var description: String {
+      switch self {
+      case .noFile: "there is no placement file at this path"
+      case .isDirectory: "this is a directory, not a placement file"
+      case .unreadable: "the placement file cannot be read (check its permissions)"
+      case .notUTF8: "the placement file is not UTF-8 text"
+      case let .placedTwice(path, firstLine): "\(quoted(path)) is placed twice (first on line \(firstLine))"
+      case let .unknownSetting(key, path):
+        "unknown setting \(quoted(key)) after \(quoted(path)); expected \"pool N\", \"deadline D\" or \"startup D\""
+      case let .missingValue(key): "\(quoted(key)) needs a value"
+      case let .setTwice(key, path): "\(quoted(key)) is set twice for \(quoted(path))"
+      case let .invalidPoolSize(value): "a pool size must be a number from 1 to 64, not \(quoted(value))"
+      case let .invalidDuration(key, value):
+        "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))"
+      case let .unknownBoundary(path, known):
+        "this app has no boundary \(quoted(path)); its boundaries are: \(known.joined(separator: ", "))"
+      case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries take a pool"
+      case let .insidePlaced(path, outer, outerLine):
+        "\(quoted(path)) is inside \(quoted(outer)) (line \(outerLine)), which already runs in a worker with everything inside it"
+      case let .notCodable(boundary, type): DistributionError.notCodable(boundary: boundary, type: type).description
+      }
+    }
+  }
+}
