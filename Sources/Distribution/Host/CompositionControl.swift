@@ -65,7 +65,7 @@ package distributed actor CompositionControl {
       throw ControlError.noSuchWorker(boundary: boundary, index: index, workers: places)
     }
     if let failure = remote.failure {
-      throw ControlError.boundaryFailed(boundary: boundary, reason: "\(failure)")
+      throw ControlError.boundaryFailed(boundary: boundary, reason: failure)
     }
     let sent =
       signal == .kill

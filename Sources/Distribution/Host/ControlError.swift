@@ -13,7 +13,7 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
   /// `boundary` has `workers` workers, numbered from 0; `index` is not one of them.
   case noSuchWorker(boundary: String, index: Int, workers: Int)
   /// `boundary` gave up restarting its workers, for `reason`, and runs none.
-  case boundaryFailed(boundary: String, reason: String)
+  case boundaryFailed(boundary: String, reason: BoundaryFailure)
   /// Worker `index` of `boundary` is being restarted and has no process to signal.
   case workerRestarting(boundary: String, index: Int)
   /// A `slow` delay outside 0...`limit` milliseconds.
