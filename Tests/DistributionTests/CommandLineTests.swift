@@ -38,10 +38,10 @@ import Testing
   }
 
   @Test func onlyTheWorkerFlagWithAnAppAndABoundaryIsAWorkerRole() throws {
-    #expect(try WorkerArguments(parsing: ["--bulkhead-worker", "notes", "path"]) == WorkerArguments(app: "notes", boundary: "path"))
-    #expect(try WorkerArguments(parsing: ["--app", "notes"]) == nil)
-    #expect(try WorkerArguments(parsing: ["notes", "--bulkhead-worker"]) == nil)
-    #expect(throws: DistributionError.self) { try WorkerArguments(parsing: ["--bulkhead-worker", "notes"]) }
+    #expect(try WorkerCommand.Role(parsing: ["--bulkhead-worker", "notes", "path"]) == WorkerCommand.Role(app: "notes", boundary: "path"))
+    #expect(try WorkerCommand.Role(parsing: ["--app", "notes"]) == nil)
+    #expect(try WorkerCommand.Role(parsing: ["notes", "--bulkhead-worker"]) == nil)
+    #expect(throws: DistributionError.self) { try WorkerCommand.Role(parsing: ["--bulkhead-worker", "notes"]) }
   }
 
   @Test(arguments: [[], ["--bulkhead-worker", "two-counters", "counter1"]])

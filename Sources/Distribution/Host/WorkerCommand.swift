@@ -75,15 +75,15 @@ public struct WorkerCommand: Sendable {
   /// calls `HostCommand.main(apps:)` or `BoundaryWorker.main(apps:)` (both in `BulkheadTools`)
   /// with an app named `app`.
   /// They are forked from a worker template of `app` (the same executable started with
-  /// `TemplateArguments`) unless `spawningEachWorker()` or `BULKHEAD_ZYGOTE=off` says not to.
+  /// `WorkerCommand.TemplateRole`) unless `spawningEachWorker()` or `BULKHEAD_ZYGOTE=off` says not to.
   ///
   /// ```swift
   /// let command = WorkerCommand.executable(URL(fileURLWithPath: "/usr/local/bin/guestbook"), app: "guestbook")
   /// ```
   public static func executable(_ executable: URL, app: String) -> WorkerCommand {
     WorkerCommand(
-      executable: executable, arguments: { WorkerArguments(app: app, boundary: $0).arguments }, servesInProcess: nil,
-      templateArguments: TemplateArguments(app: app).arguments)
+      executable: executable, arguments: { Role(app: app, boundary: $0).arguments }, servesInProcess: nil,
+      templateArguments: TemplateRole(app: app).arguments)
   }
 
   /// Workers that are this process's own executable started again in the worker role of
@@ -118,54 +118,5 @@ public struct WorkerCommand: Sendable {
   /// later runs the same file even if the process was started through a link.
   private static var runningExecutable: URL {
     URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  }
-}
-
-/// The arguments that put an executable in the worker role: a flag no user passes by chance,
-/// the app, and the boundary. The launch itself (socket and secret) comes on standard input.
-package struct WorkerArguments: Equatable {
-  package static let flag = "--bulkhead-worker"
-
-  package let app: String
-  package let boundary: String
-
-  package var arguments: [String] { [Self.flag, app, boundary] }
-
-  package init(app: String, boundary: String) {
-    (self.app, self.boundary) = (app, boundary)
-  }
-
-  /// The worker role `arguments` ask for: nil when they do not start with the flag.
-  ///
-  /// - Throws: a usage message when the flag is there with the wrong number of values.
-  package init?(parsing arguments: [String]) throws(DistributionError) {
-    guard arguments.first == Self.flag else { return nil }
-    guard arguments.count == 3 else {
-      throw .usage("\(Self.flag) takes an app and a boundary, and only a host passes it")
-    }
-    self.init(app: arguments[1], boundary: arguments[2])
-  }
-}
-
-/// The arguments that put an executable in the worker-template role for `app`: it loads the
-/// app's code once, then forks a worker for each boundary its host asks for (`WorkerTemplate`).
-package struct TemplateArguments: Equatable {
-  package static let flag = "--bulkhead-zygote"
-
-  package let app: String
-
-  package var arguments: [String] { [Self.flag, app] }
-
-  package init(app: String) { self.app = app }
-
-  /// The template role `arguments` ask for: nil when they do not start with the flag.
-  ///
-  /// - Throws: a usage message when the flag is there without exactly one app.
-  package init?(parsing arguments: [String]) throws(DistributionError) {
-    guard arguments.first == Self.flag else { return nil }
-    guard arguments.count == 2 else {
-      throw .usage("\(Self.flag) takes an app, and only a host passes it")
-    }
-    self.init(app: arguments[1])
   }
 }

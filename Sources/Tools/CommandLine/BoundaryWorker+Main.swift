@@ -15,14 +15,14 @@ extension BoundaryWorker {
     let terminal = HostTerminal(program: CommandLine.arguments.first ?? "worker")
     do {
       let arguments = Array(CommandLine.arguments.dropFirst())
-      if let template = try TemplateArguments(parsing: arguments) {
+      if let template = try WorkerCommand.TemplateRole(parsing: arguments) {
         serveAsTemplate(apps: apps, role: template, terminal: terminal)
       }
-      guard let role = try WorkerArguments(parsing: arguments) else {
+      guard let role = try WorkerCommand.Role(parsing: arguments) else {
         throw DistributionError.usage(
           """
           this executable serves boundaries for a Bulkhead host, which starts it with \
-          \(WorkerArguments.flag) APP BOUNDARY and hands it a socket and a secret on standard \
+          \(WorkerCommand.Role.flag) APP BOUNDARY and hands it a socket and a secret on standard \
           input; it is not started by hand. Run the host instead (./compose.sh run APP).
           """)
       }
@@ -34,7 +34,7 @@ extension BoundaryWorker {
 
   /// Serves `role` and exits: with status 0 when the host closed the connection, 64 with the
   /// reason otherwise.
-  static func main(apps: [ScriptedApp], role: WorkerArguments, terminal: HostTerminal) -> Never {
+  static func main(apps: [ScriptedApp], role: WorkerCommand.Role, terminal: HostTerminal) -> Never {
     // Ctrl-C in a terminal reaches the whole process group; the host decides when workers stop.
     signal(SIGINT, SIG_IGN)
     let names = apps.map(\.name)

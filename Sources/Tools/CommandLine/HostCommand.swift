@@ -44,10 +44,10 @@ public enum HostCommand {
     let arguments = Array(CommandLine.arguments.dropFirst())
     let terminal = HostTerminal(program: CommandLine.arguments.first ?? "host")
     do {
-      if let worker = try WorkerArguments(parsing: arguments) {
+      if let worker = try WorkerCommand.Role(parsing: arguments) {
         BoundaryWorker.main(apps: apps, role: worker, terminal: terminal)
       }
-      if let template = try TemplateArguments(parsing: arguments) {
+      if let template = try WorkerCommand.TemplateRole(parsing: arguments) {
         BoundaryWorker.serveAsTemplate(apps: apps, role: template, terminal: terminal)
       }
       if let control = try ControlRequest(parsing: arguments, program: terminal.program) {
