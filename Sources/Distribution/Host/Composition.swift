@@ -94,7 +94,7 @@ public final class Composition: Sendable {
     for (number, entry) in placement.entries.enumerated() {
       let boundary = entry.path
       guard let expected = checker.greetings[boundary] else { continue }
-      let plan = WorkerLaunchPlan(
+      let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
         templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)

@@ -71,7 +71,7 @@ final class RemoteBoundary: Sendable {
     for link in links {
       do {
         try link.probe(ifIdleFor: idle)
-      } catch let failure as WorkerGivenUp {
+      } catch let failure as WorkerLink.GivenUp {
         guard case let .stalled(deadline) = failure.reason else { continue }
         machine.withLock { $0.statistics.stalls += 1 }
         report(.workerStalled(boundary: path, pid: failure.pid, deadline: deadline))
@@ -305,7 +305,7 @@ final class RemoteBoundary: Sendable {
   /// an answer that broke the protocol or that the host could not use says what it was.
   private static func reason(_ error: any Error) -> RestartReason {
     switch error {
-    case let failure as WorkerGivenUp: failure.reason
+    case let failure as WorkerLink.GivenUp: failure.reason
     case let DistributionError.protocolViolation(what): .brokeProtocol(.other(what))
     default: .brokeProtocol(.other("\(error)"))
     }

@@ -3,29 +3,6 @@ import Foundation
 import Synchronization
 internal import Transport
 
-/// What a host needs to start a worker for one boundary.
-struct WorkerLaunchPlan: Sendable {
-  let boundary: String
-  let expected: Wire.Greeting
-  let command: WorkerCommand
-  let directory: SocketDirectory
-  let roster: WorkerRoster
-  /// Forks workers; nil when each is spawned.
-  let templates: TemplateKeeper?
-  let deadline: Duration
-  let startupDeadline: Duration
-  let output: @Sendable (WorkerProcess.OutputLine) -> Void
-  let report: @Sendable (BoundaryEvent) -> Void
-}
-
-/// A worker the host gave up, and why: it stalled, its connection ended, it broke the protocol.
-struct WorkerGivenUp: Error, CustomStringConvertible {
-  let pid: Int32
-  let reason: RestartReason
-
-  var description: String { "worker \(pid): \(reason)" }
-}
-
 /// One running worker as the host holds it: its process, its `BoundaryEndpoint` that the
 /// host's reducers call synchronously on the control connection (read by the caller: no
 /// thread of its own, no hop), and its effects.
@@ -63,7 +40,7 @@ final class WorkerLink: Sendable {
 
   /// Starts a worker for `plan`, named `name`, and waits until it has proved itself on both
   /// connections and greeted the host as a worker for the expected boundary and types.
-  convenience init(_ plan: WorkerLaunchPlan, name: String) throws {
+  convenience init(_ plan: WorkerLink.Plan, name: String) throws {
     if let serve = plan.command.servesInProcess {
       let peer = try InProcessPeer.start { control, effects in serve(plan.boundary, control, effects) }
       try self.init(
@@ -104,7 +81,7 @@ final class WorkerLink: Sendable {
 
   /// Takes over a worker that is connected and authenticated, and waits for its greeting.
   private init(
-    _ plan: WorkerLaunchPlan, worker process: any WorkerHandle, control: FramedConnection, effects: FramedConnection,
+    _ plan: WorkerLink.Plan, worker process: any WorkerHandle, control: FramedConnection, effects: FramedConnection,
     startupDeadline: ContinuousClock.Instant
   ) throws {
     boundary = plan.boundary
@@ -144,7 +121,7 @@ final class WorkerLink: Sendable {
       onLost: { plan.report(.effectsLost(boundary: plan.boundary, count: $0)) })
   }
 
-  private static func unavailable(_ plan: WorkerLaunchPlan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
+  private static func unavailable(_ plan: WorkerLink.Plan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
     if error is DistributionError { return error }
     let reason: DistributionError.WorkerFailure =
       switch error as? TransportError {
@@ -157,7 +134,7 @@ final class WorkerLink: Sendable {
   /// Refuses a worker that does not say it serves the expected boundary: one built from other
   /// code, or one that refused, started for an app or a boundary its executable lacks.
   private static func check(
-    greetingOf endpoint: BoundaryEndpoint, from process: any WorkerHandle, plan: WorkerLaunchPlan
+    greetingOf endpoint: BoundaryEndpoint, from process: any WorkerHandle, plan: WorkerLink.Plan
   ) throws {
     let expected = plan.expected
     let name = process.name
@@ -242,7 +219,7 @@ final class WorkerLink: Sendable {
       return try body()
     } catch RemoteCallError.deadlineExceeded {
       abandon(because: .stalled(deadline: deadline))
-      throw WorkerGivenUp(pid: pid, reason: .stalled(deadline: deadline))
+      throw WorkerLink.GivenUp(pid: pid, reason: .stalled(deadline: deadline))
     } catch {
       abandon(because: Self.reason(error))
       throw fault.withLock { $0 }.map(self.error(for:)) ?? error
@@ -262,7 +239,7 @@ final class WorkerLink: Sendable {
   /// What a request on a link that is used no more throws.
   private func error(for ending: Ending) -> any Error {
     switch ending {
-    case let .failed(reason): WorkerGivenUp(pid: pid, reason: reason)
+    case let .failed(reason): WorkerLink.GivenUp(pid: pid, reason: reason)
     case let .letGo(why): DistributionError.workerUnavailable(boundary: boundary, reason: .gaveUp(pid: pid, reason: why))
     }
   }

@@ -49,7 +49,7 @@ package final class WorkerProcess: Sendable {
   /// Kept so that the owner's release of this object releases the `Process` too; nil for a
   /// worker a template forked, which Foundation knows nothing of.
   private let process: Process?
-  private let life: WorkerLife
+  private let life: ProcessLife
 
   /// Starts `executable` and hands it `socketPath` and `secret` on standard input.
   ///
@@ -60,7 +60,7 @@ package final class WorkerProcess: Sendable {
     secret: LaunchSecret, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
-    let life = WorkerLife()
+    let life = ProcessLife()
     let launch = Array("\(socketPath)\n\(secret.text)\n".utf8)
     (process, pid) = try SpawnThread.run { () throws -> (Process, pid_t) in
       try Self.start(
@@ -80,7 +80,7 @@ package final class WorkerProcess: Sendable {
     output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
-    let life = WorkerLife()
+    let life = ProcessLife()
     // Standard input, output and error, in that order.
     var pipes: [(read: Int32, write: Int32)] = []
     do {
@@ -148,7 +148,7 @@ package final class WorkerProcess: Sendable {
 
   /// Starts the process; runs on the spawn thread.
   private static func start(
-    name: String, executable: URL, arguments: [String], launch: [UInt8], life: WorkerLife,
+    name: String, executable: URL, arguments: [String], launch: [UInt8], life: ProcessLife,
     output: @escaping @Sendable (OutputLine) -> Void
   ) throws -> (Process, pid_t) {
     let process = Process()
@@ -200,7 +200,7 @@ package final class WorkerProcess: Sendable {
   /// crashed libdispatch's event loop in this process.
   private static func forwardLines(
     of handle: FileHandle, as stream: OutputLine.Stream, from name: String,
-    to output: @escaping @Sendable (OutputLine) -> Void, life: WorkerLife
+    to output: @escaping @Sendable (OutputLine) -> Void, life: ProcessLife
   ) {
     let descriptor = handle.fileDescriptor
     let lines = LineSplitter()
@@ -261,7 +261,7 @@ package final class WorkerProcess: Sendable {
 /// What the host holds for one worker while it runs, how it ended, and who is waiting to
 /// hear it. The end is known when the process has exited (and Foundation has reaped it) and
 /// both output pipes have reached their end.
-private final class WorkerLife: Sendable {
+private final class ProcessLife: Sendable {
   private struct State {
     var input: FileHandle?
     var pid: pid_t = 0
