@@ -216,15 +216,16 @@ final class WorkerLink: Sendable {
     allowedHold.store(hold, ordering: .relaxed)
   }
 
-  /// Checks that the worker still answers within its deadline on its effects connection, and
-  /// on its control connection when nobody has asked it anything for `idle`: a stopped
-  /// worker whose effects were meant to be running is noticed without waiting for the next
-  /// action. Skips a control connection busy with a request.
+  /// Checks that the worker still answers within its deadline: on its effects connection, the
+  /// ping the last probe sent (without waiting for the next one's pong), and on its control
+  /// connection, when nobody has asked it anything for `idle`, a ping whose reply it waits
+  /// for. A stopped worker whose effects were meant to be running is noticed without waiting
+  /// for the next action. Skips a control connection busy with a request.
   func probe(ifIdleFor idle: Duration) throws {
     guard fault.withLock({ $0 }) == nil else { return }
     try givingUpOnFailure {
       // Effects move on their own connection, which may stop while requests still pass.
-      guard effects.answersPing(within: deadline) else {
+      guard effects.answersPings(within: deadline) else {
         throw RemoteCallError.deadlineExceeded("the effects endpoint of worker \(pid)", deadline)
       }
       guard lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
