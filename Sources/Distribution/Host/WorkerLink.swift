@@ -255,9 +255,8 @@ final class WorkerLink: Sendable {
   private static func reason(_ error: any Error) -> RestartReason {
     switch error {
     case RemoteCallError.peerDisconnected: .connectionEnded(.control)
-    case let DistributionError.protocolViolation(what): .brokeProtocol(.other(what))
     case is RemoteCallError, is TransportError: .connectionFailed(.control, "\(error)")
-    default: .brokeProtocol(.other("\(error)"))
+    default: .brokeProtocol(ProtocolViolation(error))
     }
   }
 
