@@ -194,8 +194,8 @@ final class WorkerLink: Sendable {
   ///
   /// This wait is the one place where the host's reducer blocks: a synchronous `reduce` needs
   /// the worker's answer before it returns (and, when the worker is being restarted, its
-  /// successor's start, which `RemoteBoundary` waits for first). Back-off and `slow` never
-  /// block it (docs/state-machines.md, "Host side").
+  /// successor's start, back-off included, which `RemoteBoundary` waits for first). No
+  /// thread sleeps for a back-off or for `slow` (docs/state-machines.md, "Host side").
   func request(_ request: Wire.Request) throws -> Exchange {
     if let ending = fault.withLock({ $0 }) { throw error(for: ending) }
     return try givingUpOnFailure {
