@@ -1,6 +1,5 @@
 @testable import Bulkhead
 @testable import BulkheadDistribution
-import Dispatch
 import Testing
 
 /// The host's end of a worker's effects connection as a state machine, row by row: a state
@@ -18,7 +17,10 @@ import Testing
     case receive(Wire.WorkerMessage)
     /// The host sends `messages`, for a test store's executor when `forStore`.
     case send([Wire.HostMessage], forStore: Bool)
-    case ping
+    /// The liveness monitor probes at `millisecond`, with a deadline of 100 ms.
+    case probe(millisecond: Int)
+    /// The worker's pong `token` is read at `millisecond`.
+    case pong(UInt64, millisecond: Int)
     case end(Machine.Phase)
   }
 
@@ -30,13 +32,12 @@ import Testing
     case finish(String)
     case answer(token: UInt64)
     case settled
-    case pong
     case fail(RestartReason)
     /// What `send` sends, and whether it told the store that remote work started.
     case sent([Wire.HostMessage], startedStore: Bool)
     /// What `register` found.
     case registered(Machine.Phase)
-    case pinged(token: UInt64?)
+    case probed(Machine.Probe)
     case ended(proxies: [String], storeWasWaiting: Bool)
   }
 
@@ -54,19 +55,24 @@ import Testing
   struct Harness {
     var machine = Machine()
     let store = Executor()
+    let origin = ContinuousClock.now
 
     mutating func feed(_ event: Event) -> [Did] {
+      let origin = origin
       switch event {
       case let .register(run):
         let registered = machine.register(run, "run \(run)", warningsTo: .standardError)
         return [.registered(registered.phase)] + registered.commands.map(Self.did)
       case let .receive(message):
-        return machine.received(message) { revision in revision == 1 }.map(Self.did)
+        return machine.received(message, at: origin) { revision in revision == 1 }.map(Self.did)
+      case let .pong(token, millisecond):
+        return machine.received(.pong(token: token), at: origin + .milliseconds(millisecond)) { _ in false }
+          .map(Self.did)
+      case let .probe(millisecond):
+        return [.probed(machine.probe(now: origin + .milliseconds(millisecond), deadline: .milliseconds(100)))]
       case let .send(messages, forStore):
         let sending = machine.sending(messages, for: forStore ? store : nil)
         return [.sent(sending.messages, startedStore: sending.started === store)]
-      case .ping:
-        return [.pinged(token: machine.pinging(answered: DispatchSemaphore(value: 0)))]
       case let .end(phase):
         let ended = machine.end(as: phase)
         return [.ended(proxies: ended.proxies.sorted(), storeWasWaiting: ended.waiting === store)]
@@ -81,7 +87,6 @@ import Testing
       case let .finish(proxy): .finish(proxy)
       case let .answer(token, _, _, _): .answer(token: token)
       case .settled: .settled
-      case .pong: .pong
       case let .fail(reason): .fail(reason)
       }
     }
@@ -215,14 +220,35 @@ import Testing
       given: [.end(.retired)], event: .end(.closed), commands: [.ended(proxies: [], storeWasWaiting: false)],
       after: After(phase: .retired)),
     Row(
-      name: "the pong of the ping awaited reaches the prober",
-      given: [.ping], event: .receive(.pong(token: 1)), commands: [.pong], after: After()),
+      name: "a probe pings the worker",
+      given: [], event: .probe(millisecond: 0), commands: [.probed(.ping(token: 1))], after: After()),
+    Row(
+      name: "a probe before the ping is due waits for its pong",
+      given: [.probe(millisecond: 0)], event: .probe(millisecond: 99), commands: [.probed(.wait)], after: After()),
+    Row(
+      name: "a probe after an unanswered ping is due finds a stall",
+      given: [.probe(millisecond: 0)], event: .probe(millisecond: 100), commands: [.probed(.stalled)],
+      after: After()),
+    Row(
+      name: "a pong in time lets the next probe ping again",
+      given: [.probe(millisecond: 0), .pong(1, millisecond: 100)], event: .probe(millisecond: 1_000),
+      commands: [.probed(.ping(token: 2))], after: After()),
+    Row(
+      name: "a pong after it was due is a stall at the next probe",
+      given: [.probe(millisecond: 0), .pong(1, millisecond: 101)], event: .probe(millisecond: 1_000),
+      commands: [.probed(.stalled)], after: After()),
+    Row(
+      name: "a pong of an earlier ping, crossing the next, is not taken for it",
+      given: [.probe(millisecond: 0), .pong(1, millisecond: 10), .probe(millisecond: 1_000)],
+      event: .pong(1, millisecond: 1_010), commands: [], after: After()),
     Row(
       name: "a pong for a ping never sent is made up",
-      given: [.ping], event: .receive(.pong(token: 2)), commands: [madeUp(.pong(token: 2))], after: After()),
+      given: [.probe(millisecond: 0)], event: .pong(2, millisecond: 1), commands: [madeUp(.pong(token: 2))],
+      after: After()),
     Row(
-      name: "a closed connection is not pinged",
-      given: [.end(.closed)], event: .ping, commands: [.pinged(token: nil)], after: After(phase: .closed)),
+      name: "a closed connection is not probed",
+      given: [.end(.closed)], event: .probe(millisecond: 0), commands: [.probed(.wait)],
+      after: After(phase: .closed)),
     Row(
       name: "a question about a revision the host gave is answered",
       given: [], event: .receive(.question(token: 7, revision: 1, key: "k", bytes: [])),

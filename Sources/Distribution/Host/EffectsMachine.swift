@@ -1,12 +1,12 @@
 @_spi(Testing) import Bulkhead
-import Dispatch
 
 /// The host's end of one worker's effects connection as a state machine: the proxy of each
 /// effect body running there, the checks that every message the worker sends came with
 /// cause (a run the host started, actions numbered one after another, a pong for a ping
-/// sent), the wake-ups a test store waits on until the worker settles, and whether the
-/// connection is open, closed (the worker is gone) or retired. It takes events (a proxy
-/// registered, a message read, messages about to be sent, the end) and returns `Command`s;
+/// sent), the wake-ups a test store waits on until the worker settles, the pings that tell a
+/// stopped worker, and whether the connection is open, closed (the worker is gone) or
+/// retired. It takes events (a proxy registered, a message read, messages about to be sent,
+/// a probe, the end) and returns `Command`s;
 /// `HostEffects` keeps it behind one lock and performs them outside it. Proxies and the
 /// executor a test store waits on are opaque to it. Drawn in docs/state-machines.md,
 /// "Host side".
@@ -36,8 +36,6 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     case answer(token: UInt64, revision: UInt64, key: String, question: [UInt8])
     /// The worker settled after every wake-up: `executor` (a test store's) may settle too.
     case settled(Executor)
-    /// The pong the prober waits for came.
-    case pong(DispatchSemaphore)
     /// The worker broke the protocol: give it up.
     case fail(RestartReason)
   }
@@ -60,9 +58,21 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
   private(set) var waiting: Executor?
   /// Whether the worker was asked to report settling.
   private var asksForReports = false
-  /// Pings sent, and the one being waited for, if any.
+  /// Pings sent, and the one whose pong has not come, with when it is due.
   private(set) var pings: UInt64 = 0
-  private var awaitedPong: (token: UInt64, answered: DispatchSemaphore)?
+  private(set) var awaitedPong: (token: UInt64, due: ContinuousClock.Instant)?
+  /// Whether a pong came after it was due: the worker stalled, and the next probe says so.
+  private(set) var answeredLate = false
+
+  /// What a probe of the connection comes to.
+  enum Probe: Equatable {
+    /// Send ping `token`.
+    case ping(token: UInt64)
+    /// Nothing to do: the last ping is not due yet, or the connection is not open.
+    case wait
+    /// The last ping went unanswered past its deadline, or was answered after it.
+    case stalled
+  }
 
   /// Event: a proxy starts for body `run`, whose warnings go to `owner`. The phase it found:
   /// only an open connection takes it. A run that has a proxy already was named twice (a
@@ -95,18 +105,16 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     return (asksForReports ? messages : [.reportSettling] + messages, executor)
   }
 
-  /// Event: the host pings the worker; the token to send, or nil when the connection is not
-  /// open (nothing to ask). The pong signals `answered`.
-  mutating func pinging(answered: DispatchSemaphore) -> UInt64? {
-    guard phase == .open else { return nil }
+  /// Event, at `now`: the liveness monitor probes the connection, whose pings the worker
+  /// must answer within `deadline`. Nobody waits for the pong: the next probe finds whether it
+  /// came in time, or pings again.
+  mutating func probe(now: ContinuousClock.Instant, deadline: Duration) -> Probe {
+    guard phase == .open else { return .wait }
+    if answeredLate { return .stalled }
+    if let awaited = awaitedPong { return now >= awaited.due ? .stalled : .wait }
     pings += 1
-    awaitedPong = (pings, answered)
-    return pings
-  }
-
-  /// Event: the host stopped waiting for a pong.
-  mutating func stoppedWaitingForPong() {
-    awaitedPong = nil
+    awaitedPong = (pings, now + deadline)
+    return .ping(token: pings)
   }
 
   /// Event: the connection ends as `ending` (closed or retired). Returns the proxies to end
@@ -121,10 +129,14 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     return (Array(proxies.values), waiting)
   }
 
-  /// Event: the worker sent `message`. `mayAsk` says whether the host gave the worker a
-  /// dependency revision it may ask about. Messages about runs that ended are normal races;
-  /// about runs never started, made up. (A message only the host sends does not decode here.)
-  mutating func received(_ message: Wire.WorkerMessage, mayAsk: (_ revision: UInt64) -> Bool) -> [Command] {
+  /// Event: the worker sent `message`, read at `now` (read only for a pong). `mayAsk` says
+  /// whether the host gave the worker a dependency revision it may ask about. Messages about
+  /// runs that ended are normal races; about runs never started, made up. (A message only the
+  /// host sends does not decode here.)
+  mutating func received(
+    _ message: Wire.WorkerMessage, at now: @autoclosure () -> ContinuousClock.Instant,
+    mayAsk: (_ revision: UInt64) -> Bool
+  ) -> [Command] {
     if let violation = violation(by: message, mayAsk: mayAsk) { return [.fail(.brokeProtocol(violation))] }
     switch message {
     case let .action(run, sequence, bytes, outcome):
@@ -140,7 +152,9 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
       return [.settled(executor)]
     case let .pong(token):
       guard let awaited = awaitedPong, awaited.token == token else { return [] }
-      return [.pong(awaited.answered)]
+      awaitedPong = nil
+      if now() > awaited.due { answeredLate = true }
+      return []
     case let .question(token, revision, key, bytes):
       return [.answer(token: token, revision: revision, key: key, question: bytes)]
     case let .warning(run, message):

@@ -1,5 +1,4 @@
 @_spi(Testing) import Bulkhead
-import Dispatch
 import Synchronization
 internal import Transport
 
@@ -159,17 +158,20 @@ final class HostEffects: Sendable {
     self.send(processed, for: send.executor)
   }
 
-  /// Whether the worker answers a ping on this connection within `deadline`: a worker whose
-  /// effects connection stopped moving in either direction does not. For one caller at a time.
-  func answersPing(within deadline: Duration) -> Bool {
-    let answered = DispatchSemaphore(value: 0)
-    guard let token = state.withLock({ $0.pinging(answered: answered) }) else { return true }
-    send(.ping(token: token))
-    // On the liveness monitor's thread, which no reducer waits for; bounded by the deadline.
-    let seconds = Double(deadline.wholeMilliseconds) / 1_000
-    let isAnswered = answered.wait(timeout: .now() + seconds) == .success
-    state.withLock { $0.stoppedWaitingForPong() }
-    return isAnswered || state.withLock { $0.phase != .open }
+  /// Whether the worker answered the last ping on this connection within `deadline`, or has
+  /// had less than that to answer it; pings it again once it has answered. A worker whose
+  /// effects connection stopped moving in either direction does not answer. Never waits for
+  /// the pong: called once a period by the liveness monitor, which the next probe tells.
+  func answersPings(within deadline: Duration) -> Bool {
+    switch state.withLock({ $0.probe(now: .now, deadline: deadline) }) {
+    case let .ping(token):
+      send(.ping(token: token))
+      return true
+    case .wait:
+      return true
+    case .stalled:
+      return false
+    }
   }
 
   /// Ends every proxy, reporting them lost, and the connection.
@@ -216,7 +218,7 @@ final class HostEffects: Sendable {
 
   /// Takes a worker's message, which the machine checks came with cause.
   func receive(_ message: Wire.WorkerMessage) {
-    perform(state.withLock { $0.received(message, mayAsk: dependencies.mayAsk(about:)) })
+    perform(state.withLock { $0.received(message, at: .now, mayAsk: dependencies.mayAsk(about:)) })
   }
 
   /// Does what the machine decided, outside its lock.
@@ -246,8 +248,6 @@ final class HostEffects: Sendable {
         send(.answer(token: token, dependencies.answer(revision: revision, key: key, question: question)))
       case let .settled(executor):
         executor.remoteWorkDidSettle()
-      case let .pong(answered):
-        answered.signal()
       case let .fail(reason):
         fail(reason)
       }

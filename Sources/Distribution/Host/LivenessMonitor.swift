@@ -2,8 +2,9 @@ import Dispatch
 internal import Transport
 
 /// Asks idle workers, once a period, whether they still answer: a worker stopped (`kill
-/// -STOP`) or wedged while its effects were meant to run is noticed within a period and its
-/// deadline, not only when the next action finds it.
+/// -STOP`) or wedged while its effects were meant to run is noticed within its deadline and a
+/// period (the pong of an effects ping is looked for at the next probe), not only when the
+/// next action finds it.
 final class LivenessMonitor: Sendable {
   private let stopped = DispatchSemaphore(value: 0)
 

@@ -304,11 +304,7 @@ final class RemoteBoundary: Sendable {
   /// Why a request that failed with `error` gives its worker up: the link says why it gave up;
   /// an answer that broke the protocol or that the host could not use says what it was.
   private static func reason(_ error: any Error) -> RestartReason {
-    switch error {
-    case let failure as WorkerLink.GivenUp: failure.reason
-    case let DistributionError.protocolViolation(what): .brokeProtocol(.other(what))
-    default: .brokeProtocol(.other("\(error)"))
-    }
+    (error as? WorkerLink.GivenUp)?.reason ?? .brokeProtocol(ProtocolViolation(error))
   }
 
   /// Gives up `failed`, the worker or the start at `index`, and starts its successor: see

@@ -170,8 +170,8 @@ final class WorkerLink: Sendable {
   ///
   /// This wait is the one place where the host's reducer blocks: a synchronous `reduce` needs
   /// the worker's answer before it returns (and, when the worker is being restarted, its
-  /// successor's start, which `RemoteBoundary` waits for first). Back-off and `slow` never
-  /// block it (docs/state-machines.md, "Host side").
+  /// successor's start, back-off included, which `RemoteBoundary` waits for first). No
+  /// thread sleeps for a back-off or for `slow` (docs/state-machines.md, "Host side").
   func request(_ request: Wire.Request) throws -> Exchange {
     if let ending = fault.withLock({ $0 }) { throw error(for: ending) }
     return try givingUpOnFailure {
@@ -192,15 +192,16 @@ final class WorkerLink: Sendable {
     allowedHold.store(hold, ordering: .relaxed)
   }
 
-  /// Checks that the worker still answers within its deadline on its effects connection, and
-  /// on its control connection when nobody has asked it anything for `idle`: a stopped
-  /// worker whose effects were meant to be running is noticed without waiting for the next
-  /// action. Skips a control connection busy with a request.
+  /// Checks that the worker still answers within its deadline: on its effects connection, the
+  /// ping the last probe sent (without waiting for the next one's pong), and on its control
+  /// connection, when nobody has asked it anything for `idle`, a ping whose reply it waits
+  /// for. A stopped worker whose effects were meant to be running is noticed without waiting
+  /// for the next action. Skips a control connection busy with a request.
   func probe(ifIdleFor idle: Duration) throws {
     guard fault.withLock({ $0 }) == nil else { return }
     try givingUpOnFailure {
       // Effects move on their own connection, which may stop while requests still pass.
-      guard effects.answersPing(within: deadline) else {
+      guard effects.answersPings(within: deadline) else {
         throw RemoteCallError.deadlineExceeded("the effects endpoint of worker \(pid)", deadline)
       }
       guard lastAnswer.withLock({ $0 }).duration(to: .now) >= idle else { return }
@@ -230,9 +231,8 @@ final class WorkerLink: Sendable {
   private static func reason(_ error: any Error) -> RestartReason {
     switch error {
     case RemoteCallError.peerDisconnected: .connectionEnded(.control)
-    case let DistributionError.protocolViolation(what): .brokeProtocol(.other(what))
     case is RemoteCallError, is TransportError: .connectionFailed(.control, "\(error)")
-    default: .brokeProtocol(.other("\(error)"))
+    default: .brokeProtocol(ProtocolViolation(error))
     }
   }
 

@@ -74,6 +74,17 @@ public enum ProtocolViolation: Sendable, Equatable, Codable, CustomStringConvert
   }
 }
 
+extension ProtocolViolation {
+  /// The violation that `error`, thrown on reading a worker's answer, says in words.
+  init(_ error: any Error) {
+    guard case let DistributionError.protocolViolation(what) = error else {
+      self = .other("\(error)")
+      return
+    }
+    self = .other(what)
+  }
+}
+
 /// Why a boundary failed for good: its workers failed more often than its restart policy
 /// allows, the last of them for `last`.
 public struct BoundaryFailure: Sendable, Equatable, Codable, CustomStringConvertible {
