@@ -231,8 +231,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         runner.discard(runs)
         return nil
       }
-      _ = core.slots.handle(
-        .computedAhead(sequence: sequence, slot: key, outcome: outcome, state: state, runs: runs))
+      core.slots.computedAhead(sequence: sequence, slot: key, outcome: outcome, state: state, runs: runs)
       return outcome
     }
   }
@@ -267,7 +266,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     }
     var discarded: [UInt64] = []
     for settlement in pending {
-      for case let .discard(runs) in core.slots.handle(.settled(sequence: settlement.sequence, taken: settlement.taken)) {
+      for case let .discard(runs) in core.slots.settled(sequence: settlement.sequence, taken: settlement.taken) {
         discarded += runs
       }
     }

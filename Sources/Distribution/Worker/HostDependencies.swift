@@ -88,43 +88,24 @@ private struct Asker: Sendable {
     Key.asking { question in ask(Key.self, question) }
   }
 
-  /// The host's answer to `question`; blocks the calling thread until it comes (a crossing
-  /// dependency's calls are synchronous: `WorkerEffects.ask`).
+  /// The host's answer to `question`; when there is none, the worker's own value's answer,
+  /// with a warning unless the host is gone (the worker is then on its way out).
   private func ask<Key: CrossingDependencyKey>(_: Key.Type, _ question: Key.Question) -> Key.Answer {
-    let bytes: [UInt8]
+    let problem: String
     do {
-      bytes = try BinaryEncoder().encode(question)
-    } catch {
-      return ownAnswer(Key.self, question, problem: "\(error)")
-    }
-    let answer = effects.ask(revision: revision, key: CrossingKeys.name(of: Key.self), question: bytes)
-    return read(answer, Key.self, question)
-  }
-
-  /// The answer the host gave; when there is none, the worker's own value's answer, with a
-  /// warning unless the host is gone (the worker is then on its way out).
-  private func read<Key: CrossingDependencyKey>(
-    _ answer: Wire.DependencyAnswer?, _: Key.Type, _ question: Key.Question
-  ) -> Key.Answer {
-    switch answer {
-    case let .answered(bytes, warnings)?:
-      for warning in warnings { RuntimeWarning.report(warning, at: SourceLocation(fileID: #fileID, line: #line)) }
-      do {
-        return try BinaryDecoder().decode(Key.Answer.self, from: bytes)
-      } catch {
-        return ownAnswer(Key.self, question, problem: "\(error)")
+      let bytes = try BinaryEncoder().encode(question)
+      switch effects.ask(revision: revision, key: CrossingKeys.name(of: Key.self), question: bytes) {
+      case let .answered(answer, warnings)?:
+        for warning in warnings { RuntimeWarning.report(warning, at: SourceLocation(fileID: #fileID, line: #line)) }
+        return try BinaryDecoder().decode(Key.Answer.self, from: answer)
+      case let .refused(reason)?:
+        problem = reason
+      case nil:
+        return Key.answer(question, with: ownValue(Key.self))
       }
-    case let .refused(reason)?:
-      return ownAnswer(Key.self, question, problem: reason)
-    case nil:
-      return Key.answer(question, with: ownValue(Key.self))
+    } catch {
+      problem = "\(error)"
     }
-  }
-
-  /// The worker's own value's answer, with a warning that says why the host's is missing.
-  private func ownAnswer<Key: CrossingDependencyKey>(
-    _: Key.Type, _ question: Key.Question, problem: String
-  ) -> Key.Answer {
     RuntimeWarning.report(
       """
       The worker of boundary "\(boundary)" asked the host for \(readableName(of: Key.self)) and got no \

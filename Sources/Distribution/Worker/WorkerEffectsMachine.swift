@@ -236,11 +236,12 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       unacknowledged -= 1
       var commands: [Command] = [.settle(sequence: sequence, taken: taken)]
       // Half a window at least, so that a body that waits goes on with a burst, not one at a time.
-      if unacknowledged <= window / 2 {
+      if unacknowledged <= window / 2, !blocked.isEmpty {
         commands += blocked.map { .resume($0, .go) }
         blocked = []
       }
-      return commands + woken()
+      commands += woken()
+      return commands
     case let .woke(token):
       guard token <= nextSleep else { return stop() }
       var commands: [Command] = []

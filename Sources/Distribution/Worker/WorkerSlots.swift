@@ -73,11 +73,10 @@ struct WorkerSlots<State> {
   mutating func handle(_ event: Event) -> [Command] {
     switch event {
     case let .computedAhead(sequence, key, outcome, state, runs):
-      tentative[sequence] = Tentative(slot: key, outcome: outcome, state: state, runs: runs)
-      open[key, default: []].append(sequence)
+      computedAhead(sequence: sequence, slot: key, outcome: outcome, state: state, runs: runs)
       return []
     case let .settled(sequence, taken):
-      return settle(sequence, taken: taken)
+      return settled(sequence: sequence, taken: taken)
     case let .requested(key, hostVersion):
       close(key, hostVersion: hostVersion)
       return []
@@ -91,9 +90,19 @@ struct WorkerSlots<State> {
     }
   }
 
-  /// Applies the host's word on `sequence`. A word on one that is gone (a second word on the
-  /// same action) changes nothing.
-  private mutating func settle(_ sequence: UInt64, taken: Bool) -> [Command] {
+  // The two events of every effect action, `computedAhead` and `settled`, are also methods,
+  // which the server calls: it runs unspecialized for its child's state, where making an
+  // `Event` costs a lookup of its type's metadata each time.
+
+  /// `.computedAhead`: keeps the outcome, open, at the end of its slot's chain.
+  mutating func computedAhead(sequence: UInt64, slot key: [UInt8], outcome: Wire.Outcome, state: State, runs: [UInt64]) {
+    tentative[sequence] = Tentative(slot: key, outcome: outcome, state: state, runs: runs)
+    open[key, default: []].append(sequence)
+  }
+
+  /// `.settled`: applies the host's word on `sequence`. A word on one that is gone (a second
+  /// word on the same action) changes nothing.
+  mutating func settled(sequence: UInt64, taken: Bool) -> [Command] {
     guard let settled = tentative.removeValue(forKey: sequence) else { return [] }
     if settled.isOpen, var chain = open.removeValue(forKey: settled.slot), let position = chain.firstIndex(of: sequence) {
       if taken {
