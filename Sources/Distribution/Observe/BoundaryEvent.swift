@@ -1,12 +1,13 @@
 /// What happens to the workers of a composition, as the host sees it: for logs, for people
-/// studying the boundaries, and for tests that wait on it instead of sleeping.
+/// studying the boundaries, and for tests that wait on it instead of sleeping. Typed, and
+/// `Codable`, so that a tool can carry it over a socket or into a file as it is.
 ///
 /// ```swift
 /// let composition = try Composition(root: App(), placement: placement, command: command, onEvent: { event in
 ///   if case .workerRestarted = event { print(event) }
 /// })
 /// ```
-public enum BoundaryEvent: Sendable, Equatable, CustomStringConvertible {
+public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible {
   /// A worker serving `boundary` is running and authenticated.
   case workerStarted(boundary: String, pid: Int32)
   /// A worker's connection ended: it exited, crashed or was killed.
