@@ -4,6 +4,7 @@ import BulkheadDistribution
 import ExampleApps
 import Examples
 import Foundation
+import TestThreads
 import Testing
 
 /// `Study` with real workers: each placement measured, each fault injected, the table and
@@ -91,7 +92,7 @@ import Testing
 }
 
 /// What the study's command line refuses before it runs anything.
-@Suite struct StudyCommandLineTests {
+@Suite(.onItsOwnThread) struct StudyCommandLineTests {
   @Test func anAppWithoutBoundariesOrAReportThatCannotBeWrittenIsRefusedAtOnce() throws {
     let none = try runBuilt("parent-host", ["--study", "shouting-text"])
     #expect(none.status == 64)

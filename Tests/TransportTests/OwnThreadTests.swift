@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
-import TransportTestSupport
+import TestThreads
 
 @Suite struct OwnThreadTests {
   @TaskLocal static var marker = "none"
