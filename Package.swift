@@ -71,15 +71,19 @@ let package = Package(
     .testTarget(name: "BulkheadTests", dependencies: ["Bulkhead", "BulkheadTesting", "Examples", "TransportTestSupport"]),
     // The seed examples' test scripts, run in one process and across processes.
     .target(name: "ExampleScripts", dependencies: ["Examples", "BulkheadTesting"], path: "Tests/ExampleScripts"),
+    // Tests that block their thread run on threads of their own, off the cooperative pool.
+    .target(name: "TestThreads", dependencies: ["Transport"], path: "Tests/TestThreads"),
     .testTarget(name: "ExamplesTests", dependencies: ["Examples", "BulkheadTesting", "ExampleScripts"]),
     .testTarget(
       name: "DistributionTests",
       dependencies: [
         "Bulkhead", "BulkheadDistribution", "BulkheadTesting", "BulkheadTools", "ExampleApps", "ExampleScripts",
         "Examples", "Transport",
-        "child-worker", "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport",
+        "child-worker", "parent-host", "bulkhead-soak", "chaos-relay", "TransportTestSupport", "TestThreads",
       ]),
-    .testTarget(name: "TransportTests", dependencies: ["CSystem", "Transport", "TransportTestSupport", "transport-echo-worker"]),
+    .testTarget(
+      name: "TransportTests",
+      dependencies: ["CSystem", "Transport", "TransportTestSupport", "TestThreads", "transport-echo-worker"]),
   ],
   swiftLanguageModes: [.v6]
 )

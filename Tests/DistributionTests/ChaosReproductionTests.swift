@@ -1,9 +1,10 @@
 @testable import Bulkhead
 @testable import BulkheadDistribution
+import TestThreads
 import Testing
 
 /// Failures `chaos-relay` found, each reduced to the smallest input that shows it.
-@Suite struct ChaosReproductionTests {
+@Suite(.onItsOwnThread) struct ChaosReproductionTests {
   private struct Undecodable: Error {}
 
   /// Found by `twoCountersSurviveDamagedFrames` with BULKHEAD_CHAOS_SEED=777 and

@@ -2,11 +2,12 @@
 @testable import BulkheadDistribution
 @testable import BulkheadTools
 import Foundation
+import TestThreads
 import Testing
 
 /// The command lines of `parent-host` and `child-worker`, which are `HostCommand` and
 /// `BoundaryWorker.main` as any app's executable gets them.
-@Suite struct CommandLineTests {
+@Suite(.onItsOwnThread) struct CommandLineTests {
   @Test func theHostReadsItsOptionsInAnyOrder() throws {
     #expect(try HostRequest(parsing: [], program: "host") == .list)
     #expect(try HostRequest(parsing: ["--boundaries", "notes"], program: "host") == .boundaries(app: "notes"))

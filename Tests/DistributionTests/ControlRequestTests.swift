@@ -1,10 +1,11 @@
 @testable import BulkheadDistribution
 @testable import BulkheadTools
+import TestThreads
 import Testing
 import Transport
 
 /// The control command line, `--control APP VERB ...`, that compose.sh's control commands run.
-@Suite struct ControlRequestTests {
+@Suite(.onItsOwnThread) struct ControlRequestTests {
   @Test func eachCommandReadsItsOperands() throws {
     func parse(_ arguments: String...) throws -> ControlRequest.Verb? {
       try ControlRequest(parsing: ["--control", "timers"] + arguments, program: "host")?.verb

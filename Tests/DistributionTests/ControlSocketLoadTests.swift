@@ -1,13 +1,14 @@
 @testable import BulkheadDistribution
 @testable import BulkheadTools
 import Foundation
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
 
 /// A detached host's control socket under many clients, as `./compose.sh up` starts it: a real
 /// host with real workers, its threads, memory and descriptors read from /proc.
-@Suite(.serialized) struct ControlSocketLoadTests {
+@Suite(.onItsOwnThread, .serialized) struct ControlSocketLoadTests {
   @Test func aThousandIdleClientsCostTheHostNoThreadAndLeaveNothingBehind() async throws {
     try raiseDescriptorLimit(to: 4_096)
     // Long enough that no idle client reaches the idle deadline while the test looks at them.

@@ -2,6 +2,7 @@
 @testable import BulkheadDistribution
 import Examples
 import Foundation
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
@@ -9,7 +10,7 @@ import TransportTestSupport
 /// The host's answers to a worker's dependency questions: from the values of the revision
 /// asked about, and a clear refusal, never a crash, for a key it cannot find or bytes that do
 /// not decode.
-@Suite struct DependencyTableTests {
+@Suite(.onItsOwnThread) struct DependencyTableTests {
   @Test func aHeaderIsSentOnlyWhenTheValuesChanged() {
     let table = DependencyTable(boundary: "desk")
     var values = DependencyValues()

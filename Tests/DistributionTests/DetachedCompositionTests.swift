@@ -1,12 +1,13 @@
 @testable import BulkheadDistribution
 @testable import BulkheadTools
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// `./compose.sh up`, `ps`, `kill`, `stop`, `cont`, `slow`, `logs` and `down` as a person runs
 /// them: real detached hosts with real workers, each test in a run directory of its own.
-@Suite(.serialized) struct DetachedCompositionTests {
+@Suite(.onItsOwnThread, .serialized) struct DetachedCompositionTests {
   @Test func psKillStopContAndDownActOnARunningComposition() throws {
     let compose = try Compose()
     defer { compose.cleanUp() }
@@ -327,10 +328,9 @@ struct Compose {
         error: String(decoding: complained, as: UTF8.self))
     }
 
+    /// Waits on a thread of its own: a command may run for long (`logs -f` until `down`).
     func finish() async throws -> Result {
-      try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: finishSynchronously()) }
-      }
+      await onOwnThread { finishSynchronously() }
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestThreads
 import Testing
 
 /// Every shell command in README.md and docs/*.md, run as a reader would run it, so that the
@@ -11,7 +12,7 @@ import Testing
 /// before its `replay`) with the host the tests built, a run directory of their own and a
 /// working directory of their own (where `placements/` is this checkout's), and each must exit
 /// with status 0.
-@Suite struct DocumentedCommandsTests {
+@Suite(.onItsOwnThread) struct DocumentedCommandsTests {
   /// The commands a test cannot run, each with why and where it is run instead. Each must be
   /// in the pages, so that this list cannot outlive them.
   static let notRunHere: [String: String] = [

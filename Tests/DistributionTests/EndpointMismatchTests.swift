@@ -2,12 +2,13 @@ import Bulkhead
 @testable import BulkheadDistribution
 import Examples
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// A worker built from other code, whose endpoint lacks the methods the host calls, is
 /// refused at the handshake with the method's name, not at the first action.
-@Suite struct EndpointMismatchTests {
+@Suite(.onItsOwnThread) struct EndpointMismatchTests {
   @Test func aWorkerWhoseEndpointLacksTheHostsMethodIsRefusedAtTheHandshake() throws {
     let stranger = workerExecutable.deletingLastPathComponent().appendingPathComponent("transport-echo-worker")
     let events = Events()

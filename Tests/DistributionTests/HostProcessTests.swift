@@ -1,10 +1,11 @@
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// `parent-host` as a user runs it: Ctrl-C, SIGTERM or a closed terminal stops every worker
 /// and removes the sockets.
-@Suite struct HostProcessTests {
+@Suite(.onItsOwnThread) struct HostProcessTests {
   @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
   func aSignalledHostLeavesNoWorkerAndNoSocket(signal: Int32) async throws {
     let placement = FileManager.default.temporaryDirectory

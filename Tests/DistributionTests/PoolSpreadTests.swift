@@ -1,11 +1,12 @@
 @testable import BulkheadDistribution
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// How a pool's workers share the elements of a `forEach`: evenly, for any id type and pool
 /// size, and the same worker for an id wherever and whenever it is asked.
-@Suite struct PoolSpreadTests {
+@Suite(.onItsOwnThread) struct PoolSpreadTests {
   /// The workers of a pool of `workers` that each of `ids` lands on, counted per worker.
   private func counts<ID: Encodable & Sendable>(_ ids: some Sequence<ID>, workers: Int) throws -> [Int] {
     var counts = Array(repeating: 0, count: workers)

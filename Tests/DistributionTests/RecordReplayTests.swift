@@ -1,12 +1,13 @@
 @testable import BulkheadDistribution
 @testable import BulkheadTools
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// `--record FILE` and `--replay FILE` as a user runs them: the built `parent-host`, real
 /// workers, real files.
-@Suite struct RecordReplayTests {
+@Suite(.onItsOwnThread) struct RecordReplayTests {
   /// A directory of its own for each test, removed when the test ends.
   final class Scratch {
     let directory: URL

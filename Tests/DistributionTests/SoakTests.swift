@@ -1,11 +1,12 @@
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// A thousand restarts and a thousand retirements leave the host as it was: descriptors,
 /// threads and memory flat, no zombies, no socket files. Run in a process of its own
 /// (`bulkhead-soak`), so that no other test's descriptors or threads blur the count.
-@Suite struct SoakTests {
+@Suite(.onItsOwnThread) struct SoakTests {
   /// Figures read from one line of `bulkhead-soak`'s summary.
   struct Summary {
     let fields: [String: [Int]]

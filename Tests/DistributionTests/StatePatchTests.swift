@@ -1,10 +1,11 @@
 @testable import Bulkhead
 @testable import BulkheadDistribution
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
 
-@Suite struct StatePatchTests {
+@Suite(.onItsOwnThread) struct StatePatchTests {
   struct Form: Codable, Equatable {
     var name = ""
     var tags: [String] = []

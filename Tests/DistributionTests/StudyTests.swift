@@ -4,6 +4,7 @@ import BulkheadDistribution
 import ExampleApps
 import Examples
 import Foundation
+import TestThreads
 import Testing
 
 /// `Study` with real workers: each placement measured, each fault injected, the table and
@@ -63,9 +64,15 @@ import Testing
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let page = directory.appendingPathComponent("study.html")
-    let picture = directory.appendingPathComponent("study.png")
     try StudyReport(app: "two-counters", runs: try await Self.study()).html.write(to: page, atomically: true, encoding: .utf8)
+    // The browser and the pixel counts take seconds: not on the main actor, which every
+    // @MainActor test of the process shares.
+    try await onOwnThread { @Sendable in try Self.checkScreenshot(of: page, by: browser, in: directory) }
+  }
 
+  /// Has `browser` draw `page` and checks the picture it took for the charts' colours.
+  nonisolated private static func checkScreenshot(of page: URL, by browser: URL, in directory: URL) throws {
+    let picture = directory.appendingPathComponent("study.png")
     let chromium = Process()
     chromium.executableURL = browser
     chromium.arguments = [
@@ -91,7 +98,7 @@ import Testing
 }
 
 /// What the study's command line refuses before it runs anything.
-@Suite struct StudyCommandLineTests {
+@Suite(.onItsOwnThread) struct StudyCommandLineTests {
   @Test func anAppWithoutBoundariesOrAReportThatCannotBeWrittenIsRefusedAtOnce() throws {
     let none = try runBuilt("parent-host", ["--study", "shouting-text"])
     #expect(none.status == 64)

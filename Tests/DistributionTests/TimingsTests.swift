@@ -9,7 +9,7 @@ import Testing
 /// The histogram behind the timings, and a real composition's timings of its crossings.
 @MainActor
 @Suite struct TimingsTests {
-  @Test func percentilesOfAHistogramAreWithinASixteenthOfTheTrueValue() {
+  @Test nonisolated func percentilesOfAHistogramAreWithinASixteenthOfTheTrueValue() {
     var histogram = LogHistogram()
     #expect(histogram.percentile(0.5) == 0 && histogram.count == 0)
     for value in 1...1_000 as ClosedRange<UInt64> { histogram.record(value) }
@@ -23,7 +23,7 @@ import Testing
     #expect(histogram.percentile(0) == 1)
   }
 
-  @Test func percentilesHoldOverEveryMagnitude() {
+  @Test nonisolated func percentilesHoldOverEveryMagnitude() {
     var generator = SystemRandomNumberGenerator()
     var values: [UInt64] = []
     var histogram = LogHistogram()
@@ -42,7 +42,7 @@ import Testing
     #expect(histogram.maximum == values.last && histogram.minimum == values.first)
   }
 
-  @Test func oneValueIsEveryPercentile() {
+  @Test nonisolated func oneValueIsEveryPercentile() {
     var histogram = LogHistogram()
     histogram.record(123_456_789)
     #expect(histogram.percentile(0.5) == 123_456_789 && histogram.percentile(0.99) == 123_456_789)

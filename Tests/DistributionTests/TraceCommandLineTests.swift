@@ -1,12 +1,13 @@
 @testable import BulkheadDistribution
 @testable import BulkheadTools
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// `--trace FILE` on the host's command line, and the timings table the host prints at the
 /// end, on SIGUSR1 and on Ctrl-C: `parent-host` run as a user runs it.
-@Suite struct TraceCommandLineTests {
+@Suite(.onItsOwnThread) struct TraceCommandLineTests {
   @Test func theHostTakesATraceFileWithAnApp() throws {
     #expect(
       try HostRequest(parsing: ["--trace", "t.json", "--app", "timers"], program: "host")

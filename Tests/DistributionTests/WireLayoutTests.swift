@@ -1,12 +1,13 @@
 @testable import Bulkhead
 @testable import BulkheadDistribution
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
 
 /// The wire messages read back what they wrote, and bytes from a misbehaving peer are an
 /// error, never a crash or an unbounded allocation.
-@Suite struct WireLayoutTests {
+@Suite(.onItsOwnThread) struct WireLayoutTests {
   static let key = PortableCancelKey(id: "Timer.CancelID(ticking)", path: ["Int(1)"])
   static let effect = PortableEffect.merge([
     .send([1, 2]), .concatenate([.run(7), .none]),

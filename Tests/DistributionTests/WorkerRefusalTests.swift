@@ -3,11 +3,12 @@ import Bulkhead
 import ExampleApps
 import Examples
 import Foundation
+import TestThreads
 import Testing
 
 /// A worker started for an app or a boundary its executable lacks refuses in its greeting,
 /// and the host's error says what it was asked for and what it has.
-@Suite struct WorkerRefusalTests {
+@Suite(.onItsOwnThread) struct WorkerRefusalTests {
   private static let apps = ExampleApp.all.map(\.name).joined(separator: ", ")
 
   private func start(_ command: WorkerCommand, events: Events = Events()) throws -> Composition {

@@ -1,11 +1,12 @@
 import Foundation
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
 
 /// `ActorListener`: one thread serves every connection, within its limits, and says what it
 /// refuses or closes.
-@Suite struct ActorListenerTests {
+@Suite(.onItsOwnThread) struct ActorListenerTests {
   @Test func everyConnectionIsServedAndStopEndsThemAndRemovesTheSocket() async throws {
     let served = try Served(limits: .standard)
     defer { served.stop() }

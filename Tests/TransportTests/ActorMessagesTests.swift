@@ -1,12 +1,13 @@
 import Distributed
 import Foundation
 import Synchronization
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
 
 /// Messages, targets called directly, and systems read by their callers.
-@Suite struct ActorMessagesTests {
+@Suite(.onItsOwnThread) struct ActorMessagesTests {
   @Test func aMessageGetsNoReplyAndKeepsItsPlaceAmongCalls() async throws {
     let (caller, callee, calculator) = try calculatorPair()
     defer {

@@ -1,5 +1,6 @@
 import Distributed
 import Foundation
+import TestThreads
 import Testing
 import Transport
 import TransportTestSupport
@@ -20,7 +21,7 @@ private func connectToCalculatorWorker(
   return (system, try Calculator.resolve(id: Calculator.id, using: system), worker, directory)
 }
 
-@Suite(.serialized) struct ActorSystemTests {
+@Suite(.onItsOwnThread, .serialized) struct ActorSystemTests {
   @Test func callsReturnValuesAndCarryErrorsBackInOrder() async throws {
     let (system, calculator, worker, directory) = try connectToCalculatorWorker()
     defer { directory.remove() }

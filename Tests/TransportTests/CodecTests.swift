@@ -1,4 +1,5 @@
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
@@ -35,7 +36,7 @@ private struct Everything: Codable, Equatable {
   var shapes: [Shape] = [.circle(radius: 1), .rectangle(2, 3), .point, .group([.point], name: nil)]
 }
 
-@Suite struct CodecTests {
+@Suite(.onItsOwnThread) struct CodecTests {
   @Test func roundTripsEveryKindOfValue() throws {
     let value = Everything()
     let bytes = try BinaryEncoder().encode(value)

@@ -1,11 +1,12 @@
 import Foundation
+import TestThreads
 import Testing
 import Transport
 #if canImport(Glibc)
   import Glibc
 #endif
 
-@Suite struct SendTimeoutTests {
+@Suite(.onItsOwnThread) struct SendTimeoutTests {
   /// More than any socket buffer holds.
   private let bigFrame = Frame(kind: 1, payload: [UInt8](repeating: 7, count: 8 << 20))
 

@@ -1,10 +1,11 @@
 import Foundation
+import TestThreads
 import Testing
 import Transport
 
 /// A launch accepts its own worker's connections and nobody else's, and gives up as soon as
 /// the worker is gone or late.
-@Suite struct WorkerAcceptorTests {
+@Suite(.onItsOwnThread) struct WorkerAcceptorTests {
   @Test func strangersAreRefusedAndTheLaunchGoesOn() async throws {
     let directory = try SocketDirectory.create()
     defer { directory.remove() }

@@ -1,12 +1,13 @@
 import CSystem
 import Foundation
+import TestThreads
 import Testing
 import Transport
 #if canImport(Glibc)
   import Glibc
 #endif
 
-@Suite(.serialized) struct WorkerLeakTests {
+@Suite(.onItsOwnThread, .serialized) struct WorkerLeakTests {
   /// Starts an echo worker, proves it serves, and ends it the way `how` says; returns its
   /// standard streams' pipes (as /proc names them, `pipe:[inode]`, the same at both ends) once
   /// `waitForExit()` has returned, by when it must have been reaped.

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+import TestThreads
 import Testing
 import Transport
 
-@Suite(.serialized) struct WorkerProcessTests {
+@Suite(.onItsOwnThread, .serialized) struct WorkerProcessTests {
   @Test func aWorkerAuthenticatesEchoesAndReportsItsExit() async throws {
     let directory = try SocketDirectory.create()
     defer { directory.remove() }
