@@ -55,6 +55,24 @@ import Transport
     #expect(store.state.counter1.count == 1)
   }
 
+  /// Issue 22: `kill` of a worker that had died before the host noticed said "sent SIGKILL".
+  /// A signal tells whether it reached a running worker; a kill restarts the place either way.
+  @Test func aKillOfAWorkerThatHadAlreadyExitedSaysSo() async throws {
+    let events = Events()
+    let composition = try composition(app: "two-counters", placement: "counter1\n", events: events)
+    defer { composition.shutdown() }
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    let died = try #require(composition.processes.first?.pids.first)
+
+    #expect(Glibc.kill(died, SIGKILL) == 0)
+    #expect(await events.first { $0 == .workerExited(boundary: "counter1", pid: died) } != nil)
+    #expect(try await control.send(.kill, boundary: "counter1", index: 0) == .workerHadExited)
+    #expect(await events.first { if case .workerRestarted("counter1", _, _) = $0 { true } else { false } } != nil)
+    #expect(try await control.send(.stop, boundary: "counter1", index: 0) == .delivered)
+    #expect(try await control.send(.cont, boundary: "counter1", index: 0) == .delivered)
+  }
+
   @Test func aSignalToABoundaryThatFailedIsRefusedAndSaysWhy() async throws {
     let events = Events()
     let composition = try composition(
@@ -80,9 +98,9 @@ import Transport
     defer { system.close() }
     let pid = try #require(composition.processes.first?.pids.first)
 
-    try await control.send(.stop, boundary: "counter1", index: 0)
+    #expect(try await control.send(.stop, boundary: "counter1", index: 0) == .delivered)
     #expect(try waitForState(of: pid) { $0 == "T" })
-    try await control.send(.cont, boundary: "counter1", index: 0)
+    #expect(try await control.send(.cont, boundary: "counter1", index: 0) == .delivered)
     #expect(try waitForState(of: pid) { $0 != "T" })
     let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
     store.send(.counter1(.incrementButtonTapped))

@@ -92,7 +92,7 @@ import Testing
     for _ in 0..<killers {
       Thread.detachNewThread {
         go.wait()
-        if let pid = remote.killAndRestart(worker: 1) { killed.withLock { $0.append(pid) } }
+        if let pid = remote.killAndRestart(worker: 1)?.pid { killed.withLock { $0.append(pid) } }
         done.signal()
       }
     }

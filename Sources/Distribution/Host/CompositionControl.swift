@@ -49,7 +49,7 @@ package distributed actor CompositionControl {
   ///   `ControlError` for an index its pool does not have, a boundary that failed, or a worker
   ///   being restarted. Both reach the caller as themselves.
   package distributed func kill(boundary: String, index: Int) throws {
-    try send(.kill, boundary: boundary, index: index)
+    _ = try send(.kill, boundary: boundary, index: index)
   }
 
   /// Sends `signal` to worker `index` of `boundary`: SIGKILL as a crash, after which the host
@@ -57,8 +57,13 @@ package distributed actor CompositionControl {
   /// gives it up past its deadline, and the next action starts a successor); SIGCONT to let
   /// it go on.
   ///
+  /// Returns whether the signal reached a running worker, or found it exited before the host
+  /// noticed.
+  ///
   /// - Throws: as `kill(boundary:index:)`.
-  package distributed func send(_ signal: Wire.WorkerSignal, boundary: String, index: Int) throws {
+  package distributed func send(
+    _ signal: Wire.WorkerSignal, boundary: String, index: Int
+  ) throws -> Wire.SignalDelivery {
     let remote = try placed(boundary)
     let places = remote.places.count
     guard (0..<places).contains(index) else {
@@ -67,11 +72,12 @@ package distributed actor CompositionControl {
     if let failure = remote.failure {
       throw ControlError.boundaryFailed(boundary: boundary, reason: failure)
     }
-    let sent =
+    let delivery =
       signal == .kill
-      ? remote.killAndRestart(worker: index) != nil
+      ? remote.killAndRestart(worker: index)?.delivery
       : remote.send(signal: signal.number, toWorker: index)
-    guard sent else { throw ControlError.workerRestarting(boundary: boundary, index: index) }
+    guard let delivery else { throw ControlError.workerRestarting(boundary: boundary, index: index) }
+    return delivery
   }
 
   /// Holds every reply of `boundary`'s workers for `milliseconds` before the host takes it;

@@ -141,6 +141,23 @@ extension Wire {
 
     package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
   }
+
+  /// What became of a signal a control client sent a worker.
+  package enum SignalDelivery: Int, Equatable, Sendable, WireCodable {
+    /// The worker was running, and the signal reached it.
+    case delivered
+    /// The worker had exited before the host noticed: nothing was sent. After a kill its
+    /// successor starts all the same; otherwise the next action starts it.
+    case workerHadExited
+
+    package init(from reader: inout ByteReader) throws(TransportError) {
+      let raw = try reader.readInt()
+      guard let delivery = Self(rawValue: raw) else { throw .malformed("no signal delivery \(raw)") }
+      self = delivery
+    }
+
+    package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
+  }
 }
 
 extension Composition {

@@ -90,20 +90,22 @@ final class RemoteBoundary: Sendable {
   /// its own, as a supervisor does with a crash it caused (`./compose.sh kill`), rather than
   /// at the next action, which may never come to an idle worker. One kill is one restart,
   /// however many actions find the worker dead and however many kills come at once.
-  /// Returns the pid of the worker killed; nil when none runs at `index` (one is starting).
-  func killAndRestart(worker index: Int) -> Int32? {
+  /// Returns the pid of the worker killed, and whether the kill reached it running or found it
+  /// exited before the host noticed (its successor starts either way); nil when none runs at
+  /// `index` (one is starting).
+  func killAndRestart(worker index: Int) -> (pid: Int32, delivery: Wire.SignalDelivery)? {
     guard let link = machine.withLock({ $0.members[index].link }) else { return nil }
+    let wasRunning = link.process.isRunning
     // Given up before it dies, so that the actions that find it dead wait for its successor.
     giveUp(.running(link), at: index, for: .killedOnRequest)
-    return link.pid
+    return (link.pid, wasRunning ? .delivered : .workerHadExited)
   }
 
-  /// Sends `number` to the worker at `index`, if one runs there: for fault injection. False
-  /// when none does.
-  func send(signal number: Int32, toWorker index: Int) -> Bool {
-    guard let link = machine.withLock({ $0.members[index].link }) else { return false }
-    link.process.send(signal: number)
-    return true
+  /// Sends `number` to the worker at `index`, if one runs there: for fault injection. Nil
+  /// when none does (one is starting).
+  func send(signal number: Int32, toWorker index: Int) -> Wire.SignalDelivery? {
+    guard let link = machine.withLock({ $0.members[index].link }) else { return nil }
+    return link.process.send(signal: number) ? .delivered : .workerHadExited
   }
 
   /// Why the boundary failed for good, if it did: its actions are dropped from then on.

@@ -10,8 +10,11 @@ protocol WorkerHandle: Sendable {
   func kill()
   /// Lets the worker end on its own.
   func closeInput()
-  /// Sends the worker `number`, for fault injection: SIGKILL, SIGSTOP, SIGCONT.
-  func send(signal number: Int32)
+  /// Whether the worker has not exited yet, as far as the host has noticed.
+  var isRunning: Bool { get }
+  /// Sends the worker `number`, for fault injection: SIGKILL, SIGSTOP, SIGCONT. False when
+  /// the worker had exited, and nothing was sent.
+  func send(signal number: Int32) -> Bool
 }
 
 extension WorkerProcess: WorkerHandle {}
@@ -25,13 +28,18 @@ struct LoopbackWorker: WorkerHandle {
 
   var pid: Int32 { getpid() }
 
+  /// The host's own thread serves it: it runs until its peer ends, which the host notices
+  /// by its connections.
+  var isRunning: Bool { true }
+
   func kill() { peer.end() }
 
   func closeInput() { peer.end() }
 
   /// A thread cannot be stopped or continued on its own: SIGKILL ends its peer, as a crash
   /// would, and every other signal is ignored.
-  func send(signal number: Int32) {
+  func send(signal number: Int32) -> Bool {
     if number == SIGKILL { peer.end() }
+    return true
   }
 }

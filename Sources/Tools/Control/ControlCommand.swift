@@ -45,8 +45,17 @@ enum ControlCommand {
       let snapshot = try await target.calling { try await control.snapshot() }
       for line in ProcessTable(app: request.app, run: target.run, snapshot: snapshot).lines { terminal.say(line) }
     case let .signal(signal, boundary, index):
-      try await target.calling { try await control.send(signal, boundary: boundary, index: index) }
-      terminal.say("\(request.app): sent SIG\(String(describing: signal).uppercased()) to worker \(index) of \(boundary)")
+      let delivery = try await target.calling { try await control.send(signal, boundary: boundary, index: index) }
+      let name = "SIG\(String(describing: signal).uppercased())"
+      switch (delivery, signal) {
+      case (.delivered, _):
+        terminal.say("\(request.app): sent \(name) to worker \(index) of \(boundary)")
+      case (.workerHadExited, .kill):
+        terminal.say("\(request.app): worker \(index) of \(boundary) had already exited; its successor is starting")
+      case (.workerHadExited, _):
+        terminal.say(
+          "\(request.app): worker \(index) of \(boundary) had already exited, so no \(name) was sent; the next action starts its successor")
+      }
     case let .slow(boundary, milliseconds):
       try await target.calling { try await control.slow(boundary: boundary, milliseconds: milliseconds) }
       terminal.say(

@@ -229,7 +229,9 @@ package final class WorkerProcess: Sendable {
   package func kill() { _ = life.signal(SIGKILL) }
 
   /// Sends the worker `number` (SIGSTOP, SIGCONT: fault injection), through the same pidfd.
-  package func send(signal number: Int32) { _ = life.signal(number) }
+  /// False when it had exited, and nothing was sent.
+  @discardableResult
+  package func send(signal number: Int32) -> Bool { life.signal(number) }
 
   /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
   package var isRunning: Bool { life.isRunning }
