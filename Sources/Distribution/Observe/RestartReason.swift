@@ -7,10 +7,10 @@
 /// ```
 public enum RestartReason: Sendable, Equatable, Codable, CustomStringConvertible {
   /// One of the worker's connections ended: it exited, crashed, or was killed from outside.
-  case connectionEnded(WorkerConnection)
+  case connectionEnded(Connection)
   /// One of the worker's connections failed: a write that could not be made, bytes that
   /// could not be read.
-  case connectionFailed(WorkerConnection, String)
+  case connectionFailed(Connection, String)
   /// The worker did not answer within the boundary's deadline; it was killed.
   case stalled(deadline: Duration)
   /// Someone asked for the worker to be killed (`./compose.sh kill`).
@@ -33,14 +33,16 @@ public enum RestartReason: Sendable, Equatable, Codable, CustomStringConvertible
   }
 }
 
-/// One of the two connections between the host and a worker.
-public enum WorkerConnection: String, Sendable, Codable, CustomStringConvertible {
-  /// Where the host's reducer asks the worker to run actions, and waits for the reply.
-  case control
-  /// Where effects talk: the worker's effect actions, the host's starts and cancels.
-  case effects
+extension RestartReason {
+  /// One of the two connections between the host and a worker.
+  public enum Connection: String, Sendable, Codable, CustomStringConvertible {
+    /// Where the host's reducer asks the worker to run actions, and waits for the reply.
+    case control
+    /// Where effects talk: the worker's effect actions, the host's starts and cancels.
+    case effects
 
-  public var description: String { rawValue }
+    public var description: String { rawValue }
+  }
 }
 
 /// What a worker did that the protocol does not allow.
