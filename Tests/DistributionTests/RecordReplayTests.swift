@@ -167,6 +167,11 @@ import Transport
        "text-step.jsonl:2: expected step 1 here; \"step\" is the text \"1\""),
       ("fraction.jsonl", good.replacingOccurrences(of: "\"counter1\":{\"count\":1}", with: "\"counter1\":{\"count\":1.5}"),
        "fraction.jsonl:2: \"state\" does not decode as Examples.TwoCounters.State: a value does not fit its field"),
+      // JSONSerialization would keep the last "step" and the replay would run step 2 as 1.
+      ("twice.jsonl", good.replacingOccurrences(of: "\"step\":1,", with: "\"step\":1,\"step\":2,"),
+       "twice.jsonl:2: the key \"step\" appears twice in one object"),
+      ("twice-nested.jsonl", good.replacingOccurrences(of: "\"counter1\":{\"count\":1}", with: "\"counter1\":{\"count\":1,\"count\":2}"),
+       "twice-nested.jsonl:2: the key \"count\" appears twice in one object"),
     ]
     for (name, contents, problem) in cases {
       let path = contents.map { try? scratch.file(name, $0) } ?? scratch.directory.appendingPathComponent(name).path

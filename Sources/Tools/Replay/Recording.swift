@@ -91,6 +91,9 @@ struct Recording {
         file: file, line: line,
         reason: line == 1 ? "not a Bulkhead recording: the first line is not a JSON header" : "the line is not a JSON object")
     }
+    if let key = RepeatedKey.first(in: bytes) {
+      throw RecordingError(file: file, line: line, reason: "the key \"\(key)\" appears twice in one object: which one counts is not clear")
+    }
     return object
   }
 
