@@ -328,13 +328,13 @@ import Testing
   }
 
   /// A stale answer: the host forgets its copy, and the next request carries the whole state
-  /// on the empty version; a second stale answer to that is the exchange's to refuse.
-  @Test func aStaleAnswerMakesTheNextRequestCarryTheWholeState() {
+  /// on the empty version; a stale answer to that breaks the protocol, since a whole state
+  /// replaces whatever the worker had.
+  @Test func aStaleAnswerMakesTheNextRequestCarryTheWholeStateAndASecondIsAViolation() {
     var (harness, link) = Self.offering()
-    harness.machine.stale(slot: [], at: 0, link: link)
+    #expect(harness.machine.stale(slot: [], at: 0, link: link, base: 1) == nil)
     #expect(Self.step(&harness, link: link, changed: true) == .asked(base: Wire.emptyVersion, withPatch: true))
-    harness.machine.stale(slot: [], at: 0, link: link)
-    #expect(Self.step(&harness, link: link, changed: true) == .asked(base: Wire.emptyVersion, withPatch: true))
+    #expect(harness.machine.stale(slot: [], at: 0, link: link, base: Wire.emptyVersion) == .staleToWholeState)
   }
 
   /// An offer of a worker given up is forgotten with it: its successor cannot be handed it.

@@ -189,10 +189,14 @@ struct BoundaryMachine<Link: PoolLink> {
     synced[index][slot] = Synced(version: version, state: state)
   }
 
-  /// Event: `link` answered that its copy of `slot` is not the one the request was based on:
-  /// the next request sends the whole state.
-  mutating func stale(slot: [UInt8], at index: Int, link: Link) {
+  /// Event: `link` answered that its copy of `slot` is not the one the request, based on
+  /// version `base`, was based on: the next request sends the whole state. A request that
+  /// sent the whole state already (`base` is the empty version) replaced the worker's copy,
+  /// so "stale" to it breaks the protocol.
+  mutating func stale(slot: [UInt8], at index: Int, link: Link, base: UInt64) -> ProtocolViolation? {
+    guard base != Wire.emptyVersion else { return .staleToWholeState }
     if members[index].link === link { synced[index][slot] = nil }
+    return nil
   }
 
   /// Event: a proxy of `link` received effect action `sequence` with the outcome the worker

@@ -178,9 +178,8 @@ final class RemoteBoundary: Sendable {
     while true {
       guard let current = acquire(index) else { return .none }
       do {
-        var staleAnswers = 0
         while true {
-          let reply = try answer(
+          let (reply, base) = try answer(
             to: action, named: name, slot: slot, index: index, link: current, state: state, states: states)
           switch reply {
           case let .ran(outcome):
@@ -194,11 +193,9 @@ final class RemoteBoundary: Sendable {
             return effect
           case .stale:
             // Once more with the whole state; a worker stale even then breaks the protocol.
-            staleAnswers += 1
-            guard staleAnswers == 1 else {
-              throw DistributionError.protocolViolation("worker \(current.pid) answered \"stale\" to a whole state")
+            if let violation = machine.withLock({ $0.stale(slot: slot, at: index, link: current, base: base) }) {
+              throw WorkerLink.GivenUp(pid: current.pid, reason: .brokeProtocol(violation))
             }
-            machine.withLock { $0.stale(slot: slot, at: index, link: current) }
           case let .failed(reason):
             report(.actionFailed(boundary: path, reason: reason))
             return .none
@@ -214,12 +211,12 @@ final class RemoteBoundary: Sendable {
 
   /// The worker's answer to `action`: an outcome it offered ahead, if the host's copy of the
   /// slot is still the one the worker computed on and so are the host's dependencies, or else
-  /// a request and its reply. A request carries the host's dependencies when they changed
-  /// since the worker last heard of them.
+  /// a request and its reply; with the version the answer was based on. A request carries the
+  /// host's dependencies when they changed since the worker last heard of them.
   private func answer<State>(
     to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, state: State,
     states: ValueCoding<State>
-  ) throws -> Wire.Reply {
+  ) throws -> (reply: Wire.Reply, base: UInt64) {
     let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try machine.withLock { machine in
       try machine.step(
@@ -231,7 +228,7 @@ final class RemoteBoundary: Sendable {
     }
     switch step {
     case let .take(outcome):
-      return .ran(outcome)
+      return (.ran(outcome), outcome.baseVersion)
     case let .ask(request, hostPatch):
       let start = MonotonicInstant.now
       // The one place the host's reducer blocks: see `WorkerLink.request`.
@@ -247,7 +244,8 @@ final class RemoteBoundary: Sendable {
       }
       // Here, on the thread of the host's reducer: a test store's warning handler hears them.
       for warning in exchange.warnings { reportWorkerWarning(warning, boundary: path) }
-      return exchange.reply
+      guard case let .run(_, base, _, _, _, _) = request else { return (exchange.reply, Wire.emptyVersion) }
+      return (exchange.reply, base)
     }
   }
 
