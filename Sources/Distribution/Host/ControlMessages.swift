@@ -120,7 +120,7 @@ extension Wire {
   }
 
   /// The signals a control client may send a worker.
-  package enum WorkerSignal: Int, Equatable, Sendable, WireCodable {
+  package enum WorkerSignal: Int, Equatable, Sendable, WireCodableByRawValue {
     case kill
     case stop
     case cont
@@ -132,31 +132,15 @@ extension Wire {
       case .cont: SIGCONT
       }
     }
-
-    package init(from reader: inout ByteReader) throws(TransportError) {
-      let raw = try reader.readInt()
-      guard let signal = Self(rawValue: raw) else { throw .malformed("no worker signal \(raw)") }
-      self = signal
-    }
-
-    package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
   }
 
   /// What became of a signal a control client sent a worker.
-  package enum SignalDelivery: Int, Equatable, Sendable, WireCodable {
+  package enum SignalDelivery: Int, Equatable, Sendable, WireCodableByRawValue {
     /// The worker was running, and the signal reached it.
     case delivered
     /// The worker had exited before the host noticed: nothing was sent. After a kill its
     /// successor starts all the same; otherwise the next action starts it.
     case workerHadExited
-
-    package init(from reader: inout ByteReader) throws(TransportError) {
-      let raw = try reader.readInt()
-      guard let delivery = Self(rawValue: raw) else { throw .malformed("no signal delivery \(raw)") }
-      self = delivery
-    }
-
-    package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
   }
 }
 
@@ -177,4 +161,18 @@ extension Composition {
         })
     }
   }
+}
+
+/// A control message that is a plain enum crosses as its raw value; one the enum does not
+/// have is malformed.
+package protocol WireCodableByRawValue: WireCodable, RawRepresentable<Int> {}
+
+extension WireCodableByRawValue {
+  package init(from reader: inout ByteReader) throws(TransportError) {
+    let raw = try reader.readInt()
+    guard let value = Self(rawValue: raw) else { throw .malformed("no \(Self.self) \(raw)") }
+    self = value
+  }
+
+  package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
 }

@@ -272,7 +272,7 @@ final class HostEffects: Sendable {
     // ends the connection; the worker is then restarted like a crashed one.
     do {
       try worker.post(messages)
-    } catch where state.withLock({ $0.phase == .open }) {
+    } catch where isOpen {
       fail(.connectionFailed(.effects, "a write failed: \(error)"))
     } catch {
       // The worker was let go or is gone already: nothing is waiting for this message.

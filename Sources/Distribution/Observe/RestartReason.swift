@@ -48,7 +48,7 @@ extension RestartReason {
 /// What a worker did that the protocol does not allow.
 public enum ProtocolViolation: Sendable, Equatable, Codable, CustomStringConvertible {
   /// A message the host never gave it cause for: about a run the host never started, a pong
-  /// for a ping never sent, a message only the host sends. `message` says which, cut short.
+  /// for a ping never sent. `message` says which, cut short.
   case unprompted(message: String)
   /// Effect action `came` arrived after `last`: the ones between went missing on the way.
   case actionsMissing(last: UInt64, came: UInt64)
