@@ -31,8 +31,12 @@ extension DistributionError {
     case unknownBoundary(path: String, known: [String])
     /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries do.
     case poolOutsideForEach(path: String, kind: String)
-    /// `path` is inside `outer`, placed on line `outerLine`, which already runs in a worker.
-    case insidePlaced(path: String, outer: String, outerLine: Int)
+    /// `path` is under `parent`, a boundary of the app, which has no boundary `path`; it
+    /// has `known` under `parent`.
+    case unknownNestedBoundary(path: String, parent: String, known: [String])
+    /// `path` is inside `outer`, placed on line `outerLine`, whose `type` is not Codable: the
+    /// actions of `path` would cross in `outer`'s, so `path` cannot be placed.
+    case insideUncodable(path: String, outer: String, outerLine: Int, type: String)
     /// The boundary's `type` is not Codable, so it cannot cross a process boundary.
     case notCodable(boundary: String, type: String)
 
@@ -53,8 +57,13 @@ extension DistributionError {
       case let .unknownBoundary(path, known):
         "this app has no boundary \(quoted(path)); its boundaries are: \(known.joined(separator: ", "))"
       case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries take a pool"
-      case let .insidePlaced(path, outer, outerLine):
-        "\(quoted(path)) is inside \(quoted(outer)) (line \(outerLine)), which already runs in a worker with everything inside it"
+      case let .unknownNestedBoundary(path, parent, known):
+        known.isEmpty
+          ? "this app has no boundary \(quoted(path)); \(quoted(parent)) has no boundaries inside it"
+          : "this app has no boundary \(quoted(path)); the boundaries inside \(quoted(parent)) are: \(known.joined(separator: ", "))"
+      case let .insideUncodable(path, outer, outerLine, type):
+        "\(quoted(path)) is inside \(quoted(outer)) (line \(outerLine)), whose \(type) is not Codable: "
+          + "its actions would cross in \(quoted(outer))'s, so it cannot be placed in a worker"
       case let .notCodable(boundary, type): DistributionError.notCodable(boundary: boundary, type: type).description
       }
     }

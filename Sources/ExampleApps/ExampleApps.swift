@@ -82,6 +82,12 @@ public enum ExampleApp {
       actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],
       reducer: Payload.init),
     .lobby,
+    ScriptedApp(
+      "account", summary: "Nested Scopes: an avatar inside a profile, placeable two levels deep",
+      initialState: Account.State(),
+      actions: [
+        .profile(.nameChanged("Blob")), .profile(.avatar(.edited)), .profile(.avatar(.uploadTapped)),
+      ], reducer: Account.init),
   ]
 
   /// The example app called `name`, if there is one.

@@ -46,6 +46,23 @@ import TransportTestSupport
     }
   }
 
+  @Test func twoLevelsDown() async throws {
+    let (state, statistics, _) = try await compare(
+      app: "account", placement: "profile\nprofile.avatar\n", initialState: Account.State(), reducer: Account(),
+      count: 2_000, dependencies: { $0.continuousClock = ImmediateClock() }
+    ) { _, generator in
+      switch Int.random(in: 0..<4, using: &generator) {
+      case 0: .profile(.nameChanged("name \(Int.random(in: 0..<100, using: &generator))"))
+      case 1: .profile(.avatar(.uploadTapped))
+      default: .profile(.avatar(.edited))
+      }
+    }
+    // The uploads' actions came from the inner worker's effects and passed every parent.
+    #expect(state.uploadsSeen > 300)
+    #expect(state.profile.uploadsSeen == state.uploadsSeen)
+    #expect(statistics.keys.sorted() == ["profile"])
+  }
+
   @Test func timersInAPool() async throws {
     try await compare(
       app: "timers", placement: "timers pool 3\n", initialState: Timers.State(), reducer: Timers(),

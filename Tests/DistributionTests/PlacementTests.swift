@@ -89,20 +89,62 @@ import Testing
     #expect(error?.description == "two.placement:1: this app has no boundary \"counter3\"; its boundaries are: counter1, counter2")
   }
 
-  @Test func onlyForEachTakesAPoolAndNothingIsPlacedInsideAPlacedBoundary() throws {
+  @Test func onlyForEachTakesAPoolAtAnyDepth() throws {
     let pooled = try Placement(parsing: "counter1 pool 2\n", file: "p")
     #expect(throws: DistributionError.placement(file: "p", line: 1, reason: .poolOutsideForEach(path: "counter1", kind: "Scope"))) {
       try pooled.validate(against: TwoCounters().boundaries)
     }
-    let nested = [
+    let inner = try Placement(parsing: "profile\nprofile.avatar pool 2\n", file: "a")
+    #expect(
+      throws: DistributionError.placement(file: "a", line: 2, reason: .poolOutsideForEach(path: "profile.avatar", kind: "Scope"))
+    ) { try inner.validate(against: Account().boundaries) }
+  }
+
+  @Test func aBoundaryInsideAPlacedBoundaryCanBePlaced() throws {
+    #expect(Account().boundaries.map(\.path) == ["profile", "profile.avatar"])
+    for text in ["profile\nprofile.avatar\n", "profile.avatar\nprofile\n", "profile.avatar\n"] {
+      try Placement(parsing: text, file: "account.placement").validate(against: Account().boundaries)
+    }
+  }
+
+  @Test func aNestedPathThatDoesNotExistListsTheBoundariesUnderItsParent() throws {
+    let boundaries = [
       BoundaryDescription(path: "profile", kind: .scope, childType: "P"),
-      BoundaryDescription(path: "profile.editForm", kind: .ifLet, childType: "E"),
+      BoundaryDescription(path: "profile.avatar", kind: .scope, childType: "A"),
+      BoundaryDescription(path: "profile.avatar.crop", kind: .ifLet, childType: "C"),
+      BoundaryDescription(path: "settings", kind: .scope, childType: "S"),
     ]
-    let placement = try Placement(parsing: "profile\nprofile.editForm\n", file: "p")
+    let misspelt = try Placement(parsing: "profile\nprofile.avatr\n", file: "p")
+    let error = #expect(
+      throws: DistributionError.placement(
+        file: "p", line: 2,
+        reason: .unknownNestedBoundary(path: "profile.avatr", parent: "profile", known: ["profile.avatar", "profile.avatar.crop"]))
+    ) { try misspelt.validate(against: boundaries) }
+    #expect(
+      error?.description
+        == "p:2: this app has no boundary \"profile.avatr\"; the boundaries inside \"profile\" are: profile.avatar, profile.avatar.crop")
+    let leaf = try Placement(parsing: "settings.theme\n", file: "p")
     #expect(
       throws: DistributionError.placement(
-        file: "p", line: 2, reason: .insidePlaced(path: "profile.editForm", outer: "profile", outerLine: 1))
-    ) { try placement.validate(against: nested) }
+        file: "p", line: 1, reason: .unknownNestedBoundary(path: "settings.theme", parent: "settings", known: []))
+    ) { try leaf.validate(against: boundaries) }
+  }
+
+  @Test func aBoundaryInsideAPlacedBoundaryThatCannotCrossNamesIt() throws {
+    let boundaries = [
+      BoundaryDescription(path: "profile", kind: .scope, childType: "P"),
+      BoundaryDescription(path: "profile.avatar", kind: .scope, childType: "A"),
+    ]
+    let placement = try Placement(parsing: "profile.avatar\nprofile\n", file: "p")
+    let uncodable = ["profile": "App.Profile.State"]
+    let error = #expect(
+      throws: DistributionError.placement(
+        file: "p", line: 1,
+        reason: .insideUncodable(path: "profile.avatar", outer: "profile", outerLine: 2, type: "App.Profile.State"))
+    ) { try placement.validate(against: boundaries, uncodable: uncodable) }
+    #expect(error?.description.contains("whose App.Profile.State is not Codable") == true)
+    // Placed alone, the inner boundary's actions cross in no one else's.
+    try Placement(parsing: "profile.avatar\n", file: "p").validate(against: boundaries, uncodable: uncodable)
   }
 
   @Test func aBoundaryThatCannotBeEncodedIsRefusedBeforeAnyProcessStarts() throws {

@@ -28,8 +28,13 @@ public final class Composition: Sendable {
     public let pids: [Int32]
   }
 
+  /// The placed boundaries this composition's own workers serve (those inside them are
+  /// their workers' to place), by path from the app's root.
   private let remotes: [String: RemoteBoundary]
   private let order: [String]
+  /// Where the reducer it composes is in the app: empty for a host's, the boundary's path
+  /// for a worker's own composition.
+  private let prefix: String
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
   private let templates: TemplateKeeper?
@@ -51,7 +56,7 @@ public final class Composition: Sendable {
   ///   root: Guestbook(), placement: Placement(contentsOf: "placements/guestbook.placement"),
   ///   command: .thisExecutable(app: "guestbook"), onEvent: { print($0) })
   /// ```
-  public init<Root: Reducer>(
+  public convenience init<Root: Reducer>(
     root: Root, placement: Placement, command: WorkerCommand,
     restartPolicy: RestartPolicy = .standard,
     recordsTimings: Bool = true, instrument: (any BoundaryInstrument)? = nil,
@@ -60,16 +65,45 @@ public final class Composition: Sendable {
   ) throws {
     var checker = BoundaryTypes()
     visitBoundaries(of: root, under: "", with: &checker)
-    let boundaries = root.boundaries
-    try placement.validate(against: boundaries)
-    for entry in placement.entries {
-      if let type = checker.uncodable[entry.path] {
-        throw DistributionError.placement(
-          file: placement.file, line: entry.line,
-          reason: .notCodable(boundary: entry.path, type: type))
-      }
+    try placement.validate(against: root.boundaries, uncodable: checker.uncodable)
+    try self.init(
+      checked: checker, under: "", placement: placement, command: command, restartPolicy: restartPolicy,
+      recordsTimings: recordsTimings, instrument: instrument, onEvent: onEvent, onOutput: onOutput)
+  }
+
+  /// The composition a worker of the placed boundary `outer` runs for the boundaries placed
+  /// inside it (`placement`, checked by the host), with `child`, the reducer it serves, as
+  /// its root: it starts and supervises their workers as a host does. Paths stay the app's,
+  /// so that events and workers name `outer.inner`.
+  ///
+  /// ```swift
+  /// let inner = try Composition(nestedIn: "profile", child: Profile(), placement: placement, command: command)
+  /// ```
+  package convenience init<Child: Reducer>(
+    nestedIn outer: String, child: Child, placement: Placement, command: WorkerCommand,
+    onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
+    onOutput: @escaping @Sendable (WorkerOutput) -> Void = { _ in }
+  ) throws {
+    var checker = BoundaryTypes()
+    visitBoundaries(of: child, under: outer, with: &checker)
+    try self.init(
+      checked: checker, under: outer, placement: placement, command: command, restartPolicy: .standard,
+      recordsTimings: false, instrument: nil, onEvent: onEvent, onOutput: onOutput)
+  }
+
+  /// Starts the workers of the entries of `placement` that no other entry holds; each of them
+  /// is told at its launch the entries inside its boundary, to place in workers of its own.
+  /// Paths are from the app's root; the reducer this composition composes is at `prefix`.
+  private init(
+    checked checker: BoundaryTypes, under prefix: String, placement: Placement, command: WorkerCommand,
+    restartPolicy: RestartPolicy, recordsTimings: Bool, instrument: (any BoundaryInstrument)?,
+    onEvent: @escaping @Sendable (BoundaryEvent) -> Void, onOutput: @escaping @Sendable (WorkerOutput) -> Void
+  ) throws {
+    self.prefix = prefix
+    let outermost = placement.entries.filter { entry in
+      !placement.entries.contains { entry.path.hasPrefix($0.path + ".") }
     }
-    order = placement.entries.map(\.path)
+    order = outermost.map(\.path)
     let recorder = recordsTimings ? TimingsRecorder(boundaries: order) : nil
     self.recorder = recorder
     let instruments = Instruments(all: [recorder, instrument].compactMap { $0 })
@@ -77,7 +111,7 @@ public final class Composition: Sendable {
       instruments.eventOccurred(event, at: .now)
       report(event)
     }
-    guard !placement.entries.isEmpty else {
+    guard !outermost.isEmpty else {
       remotes = [:]
       directory = nil
       monitor = nil
@@ -86,21 +120,22 @@ public final class Composition: Sendable {
     }
     let directory = try SocketDirectory.create()
     self.directory = directory
+    DirectoriesAtExit.keep(directory)
     let templates = TemplateKeeper(command: command, directory: directory, roster: roster) { line in
       onOutput(WorkerOutput(line, boundary: TemplateKeeper.name))
     }
     self.templates = templates
     var remotes: [String: RemoteBoundary] = [:]
-    for (number, entry) in placement.entries.enumerated() {
+    for (number, entry) in outermost.enumerated() {
       let boundary = entry.path
       guard let expected = checker.greetings[boundary] else { continue }
       let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
         templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
+        inner: InnerPlacement(inside: boundary, of: placement),
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
-        path: boundary, workers: entry.workers,
-        retiresWorkers: Self.servesOneChild(boundary, in: boundaries),
+        path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
         policy: restartPolicy, report: onEvent, instrument: instruments
       ) { index in
         let link = try WorkerLink(plan, name: "w\(number)-\(index)")
@@ -118,14 +153,6 @@ public final class Composition: Sendable {
     }
   }
 
-  /// Whether the workers of `path` serve a single optional child, so that they can be retired
-  /// with it: an `ifLet` or `ifCaseLet` that is not inside a `forEach`, whose elements would
-  /// share it.
-  private static func servesOneChild(_ path: String, in boundaries: [BoundaryDescription]) -> Bool {
-    boundaries.contains { $0.path == path && ($0.kind == .ifLet || $0.kind == .ifCaseLet) }
-      && !boundaries.contains { $0.kind == .forEach && path.hasPrefix($0.path + ".") }
-  }
-
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.
   ///
   /// ```swift
@@ -137,7 +164,12 @@ public final class Composition: Sendable {
 
   /// The core's view of the placed boundaries, for a root reducer to run under.
   package var boundaryContext: BoundaryContext {
-    BoundaryContext(runner: PlacedBoundaries(remotes: remotes), placed: Array(remotes.keys))
+    // The core names a boundary from the reducer composed, which is at `prefix` in the app.
+    let local = Dictionary(
+      uniqueKeysWithValues: remotes.map { path, remote in
+        (prefix.isEmpty ? path : String(path.dropFirst(prefix.count + 1)), remote)
+      })
+    return BoundaryContext(runner: PlacedBoundaries(remotes: local), placed: Array(local.keys))
   }
 
   /// The placed boundaries and their workers' pids, in placement order.
@@ -217,24 +249,37 @@ public final class Composition: Sendable {
     for remote in remotes.values { remote.stop() }
     templates?.close()
     roster.stopAll(grace: .seconds(1))
-    directory?.remove()
+    if let directory {
+      directory.remove()
+      DirectoriesAtExit.forget(directory)
+    }
   }
 }
 
-/// Notes what a worker for each boundary must say it serves, and the boundaries whose child
-/// state or action is not `Codable`.
+/// Notes what a worker for each boundary must say it serves, the boundaries whose child
+/// state or action is not `Codable`, and the kind of each.
 private struct BoundaryTypes: BoundaryVisitor {
   var greetings: [String: Wire.Greeting] = [:]
   var uncodable: [String: String] = [:]
+  var kinds: [String: BoundaryDescription.Kind] = [:]
 
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
     greetings[path] = Wire.Greeting(boundary: path, child: Child.self)
+    kinds[path] = kind
     if ValueCoding(Child.State.self) == nil {
       uncodable[path] = String(reflecting: Child.State.self)
     } else if ValueCoding(Child.Action.self) == nil {
       uncodable[path] = String(reflecting: Child.Action.self)
     }
+  }
+
+  /// Whether the workers of `path` serve a single optional child, so that they can be retired
+  /// with it: an `ifLet` or `ifCaseLet` that is not inside a `forEach`, whose elements would
+  /// share it.
+  func servesOneChild(_ path: String) -> Bool {
+    (kinds[path] == .ifLet || kinds[path] == .ifCaseLet)
+      && !kinds.contains { $0.value == .forEach && path.hasPrefix($0.key + ".") }
   }
 }

@@ -28,7 +28,7 @@ public struct Placement: Sendable, Equatable {
   /// ```swift
   /// for entry in placement.entries { print(entry.path, entry.workers, entry.deadline) }
   /// ```
-  public struct Entry: Sendable, Equatable {
+  public struct Entry: Sendable, Equatable, Codable {
     /// The boundary's dotted action case path.
     public let path: String
     /// How many workers serve it: 1, or a pool for a `forEach` boundary.
@@ -176,22 +176,40 @@ public struct Placement: Sendable, Equatable {
   }
 
   /// Checks every entry against the app's boundaries (`Composition` does, before it starts a
-  /// process).
-  package func validate(against boundaries: [BoundaryDescription]) throws(DistributionError) {
-    let known = boundaries.map(\.path)
+  /// process): that it names one, takes a pool only on a `forEach`, and crosses only types
+  /// that can, its own (`uncodable` names the boundaries whose state or action is not
+  /// `Codable`, with the type) and those of the placed boundaries it is inside, through
+  /// which its actions travel.
+  package func validate(
+    against boundaries: [BoundaryDescription], uncodable: [String: String] = [:]
+  ) throws(DistributionError) {
     for entry in entries {
       guard let boundary = boundaries.first(where: { $0.path == entry.path }) else {
-        throw .placement(file: file, line: entry.line, reason: .unknownBoundary(path: entry.path, known: known))
+        throw .placement(file: file, line: entry.line, reason: Self.unknown(entry.path, among: boundaries.map(\.path)))
       }
       if entry.workers > 1, boundary.kind != .forEach {
         throw .placement(
           file: file, line: entry.line, reason: .poolOutsideForEach(path: entry.path, kind: boundary.kind.rawValue))
       }
-      if let outer = entries.first(where: { entry.path.hasPrefix($0.path + ".") }) {
+      if let type = uncodable[entry.path] {
+        throw .placement(file: file, line: entry.line, reason: .notCodable(boundary: entry.path, type: type))
+      }
+      for outer in entries where entry.path.hasPrefix(outer.path + ".") {
+        guard let type = uncodable[outer.path] else { continue }
         throw .placement(
-          file: file, line: entry.line, reason: .insidePlaced(path: entry.path, outer: outer.path, outerLine: outer.line))
+          file: file, line: entry.line,
+          reason: .insideUncodable(path: entry.path, outer: outer.path, outerLine: outer.line, type: type))
       }
     }
+  }
+
+  /// Why `path` is not a boundary of an app with `known`: inside one that is (the deepest),
+  /// the boundaries under that one are listed; otherwise every boundary.
+  private static func unknown(_ path: String, among known: [String]) -> DistributionError.PlacementProblem {
+    guard let parent = known.filter({ path.hasPrefix($0 + ".") }).max(by: { $0.count < $1.count }) else {
+      return .unknownBoundary(path: path, known: known)
+    }
+    return .unknownNestedBoundary(path: path, parent: parent, known: known.filter { $0.hasPrefix(parent + ".") })
   }
 }
 

@@ -48,18 +48,19 @@ final class TemplateKeeper: Sendable {
     self.output = output
   }
 
-  /// A new worker named `name` for `boundary`, forked from the template; nil when it must be
-  /// spawned instead (the template could not start or fork, and said why). One worker at a
-  /// time: a fork waits at most `WorkerTemplate.forkDeadline`. `close()` never waits for it.
+  /// A new worker named `name` for `boundary` (with `brief` in its launch), forked from the
+  /// template; nil when it must be spawned instead (the template could not start or fork, and
+  /// said why). One worker at a time: a fork waits at most `WorkerTemplate.forkDeadline`.
+  /// `close()` never waits for it.
   func fork(
-    name: String, boundary: String, socketPath: String, secret: LaunchSecret, within budget: Duration,
+    name: String, boundary: String, socketPath: String, secret: LaunchSecret, brief: String, within budget: Duration,
     output workerOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
   ) -> WorkerProcess? {
     forking.withLock { _ in
       guard let template = running(within: budget) else { return nil }
       do {
         let worker = try WorkerProcess(
-          name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret,
+          name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret, brief: brief,
           output: workerOutput)
         state.withLock { $0.failures = 0 }
         return worker

@@ -17,8 +17,10 @@ public struct WorkerCommand: Sendable {
   let executable: URL
   /// Its arguments for a worker of `boundary`.
   let arguments: @Sendable (_ boundary: String) -> [String]
-  /// Serves a boundary on a thread of the host's own instead of a process: for a loopback.
-  let servesInProcess: (@Sendable (_ boundary: String, _ control: FramedConnection, _ effects: FramedConnection) -> Void)?
+  /// Serves a boundary, with the boundaries placed inside it, on a thread of the host's own
+  /// instead of a process: for a loopback.
+  let servesInProcess:
+    (@Sendable (_ boundary: String, _ inner: InnerPlacement, _ control: FramedConnection, _ effects: FramedConnection) -> Void)?
   /// The arguments that start `executable` as a worker template, which forks each worker
   /// (`WorkerTemplate`); nil when each worker is spawned.
   let templateArguments: [String]?
@@ -56,14 +58,17 @@ public struct WorkerCommand: Sendable {
   static func loopback<Root: Reducer & SendableMetatype>(_ root: @escaping @Sendable () -> Root) -> WorkerCommand {
     WorkerCommand(
       executable: URL(fileURLWithPath: "/proc/self/exe"), arguments: { _ in [] },
-      servesInProcess: { boundary, control, effects in
-        try? BoundaryWorker.serve(root(), boundary: boundary, control: control, effects: effects)
+      servesInProcess: { boundary, inner, control, effects in
+        try? BoundaryWorker.serve(
+          root(), boundary: boundary, control: control, effects: effects,
+          nesting: Nesting(inner: inner, command: .loopback(root)))
       }, templateArguments: nil)
   }
 
   private init(
     executable: URL, arguments: @escaping @Sendable (String) -> [String],
-    servesInProcess: (@Sendable (String, FramedConnection, FramedConnection) -> Void)?, templateArguments: [String]?
+    servesInProcess: (@Sendable (String, InnerPlacement, FramedConnection, FramedConnection) -> Void)?,
+    templateArguments: [String]?
   ) {
     self.executable = executable
     self.arguments = arguments

@@ -12,6 +12,8 @@ extension WorkerLink {
     let templates: TemplateKeeper?
     let deadline: Duration
     let startupDeadline: Duration
+    /// The placed boundaries inside this one, which its worker places itself.
+    let inner: InnerPlacement
     let output: @Sendable (WorkerProcess.OutputLine) -> Void
     let report: @Sendable (BoundaryEvent) -> Void
   }

@@ -42,7 +42,7 @@ final class WorkerLink: Sendable {
   /// connections and greeted the host as a worker for the expected boundary and types.
   convenience init(_ plan: WorkerLink.Plan, name: String) throws {
     if let serve = plan.command.servesInProcess {
-      let peer = try InProcessPeer.start { control, effects in serve(plan.boundary, control, effects) }
+      let peer = try InProcessPeer.start { control, effects in serve(plan.boundary, plan.inner, control, effects) }
       try self.init(
         plan, worker: LoopbackWorker(name: name, peer: peer), control: peer.control, effects: peer.effects,
         startupDeadline: .now + plan.startupDeadline)
@@ -54,12 +54,12 @@ final class WorkerLink: Sendable {
     let listener = try UnixListener(path: plan.directory.path(for: name))
     defer { listener.close() }
     let forked = plan.templates?.fork(
-      name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, within: plan.startupDeadline,
-      output: plan.output)
+      name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, brief: plan.inner.brief,
+      within: plan.startupDeadline, output: plan.output)
     let process = try forked
       ?? WorkerProcess(
         name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
-        socketPath: listener.path, secret: secret, output: plan.output)
+        socketPath: listener.path, secret: secret, brief: plan.inner.brief, output: plan.output)
     guard plan.roster.admit(process) else {
       throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: .shuttingDown)
     }

@@ -15,7 +15,11 @@ extension BoundaryWorker {
   /// ```
   package static func serveLaunched<Root: Reducer>(_ root: Root, boundary: String, app: String, apps: [String]) throws {
     let host = try connectToHost()
-    try serve(root, boundary: boundary, control: host.control, effects: host.effects, app: app, apps: apps)
+    // Boundaries placed inside this one run in workers this one spawns: a template of its own
+    // would be one more process per worker, and the host's forks children of the host.
+    let nesting = Nesting(inner: try InnerPlacement(brief: host.brief), command: .thisExecutable(app: app).spawningEachWorker())
+    try serve(
+      root, boundary: boundary, control: host.control, effects: host.effects, app: app, apps: apps, nesting: nesting)
   }
 
   /// Tells the host that started this process, if one did, that this executable has no app

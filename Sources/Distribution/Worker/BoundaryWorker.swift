@@ -21,15 +21,17 @@ public enum BoundaryWorker {
   ///   started by hand, not by a host), and what connecting or serving ran into.
   public static func serve<Root: Reducer>(_ root: Root, boundary path: String) throws {
     let host = try connectToHost()
-    try serve(root, boundary: path, control: host.control, effects: host.effects)
+    try serve(
+      root, boundary: path, control: host.control, effects: host.effects,
+      nesting: Nesting(inner: try InnerPlacement(brief: host.brief), command: nil))
   }
 
   /// The control and effects connections to the host that started this process and handed it
-  /// a socket and a secret on standard input.
+  /// a socket and a secret on standard input, and the host's brief from the same launch.
   ///
   /// - Throws: `DistributionError.usage` when the process was started by hand, and what
   ///   connecting ran into.
-  static func connectToHost() throws -> (control: FramedConnection, effects: FramedConnection) {
+  static func connectToHost() throws -> (control: FramedConnection, effects: FramedConnection, brief: String) {
     let startedByHand = DistributionError.usage(
       """
       this process serves a boundary for a Bulkhead host, which starts it and hands it a socket \
@@ -43,19 +45,20 @@ public enum BoundaryWorker {
     } catch .authenticationFailed {
       throw startedByHand
     }
-    return (try launch.connect(), try launch.connect())
+    return (try launch.connect(), try launch.connect(), launch.brief)
   }
 
   /// Serves `boundary` of `root` until the host closes the control connection: hosts the
   /// boundary's `BoundaryEndpoint` on the control connection and its `WorkerEffectsEndpoint`
   /// on the effects connection, and calls the host's `HostEndpoint`. A root without that
   /// boundary greets the host with the boundaries it has, and `app` and the `apps` of this
-  /// executable when the worker was started as one of them, then throws.
+  /// executable when the worker was started as one of them, then throws. The boundaries
+  /// `nesting` places inside this one run in workers this one starts and supervises.
   static func serve<Root: Reducer>(
     _ root: Root, boundary path: String, control: FramedConnection, effects: FramedConnection,
-    app: String? = nil, apps: [String] = []
+    app: String? = nil, apps: [String] = [], nesting: Nesting
   ) throws {
-    var finder = BoundaryFinder(target: path)
+    var finder = BoundaryFinder(target: path, nesting: nesting)
     visitBoundaries(of: root, under: "", with: &finder)
     guard let make = finder.makeServer else {
       let known = root.boundaries.map(\.path)
@@ -124,16 +127,48 @@ struct RefusingServer: BoundaryServer {
   func stop() {}
 }
 
+/// The boundaries a worker places inside its own, and how it starts their workers: nil for a
+/// worker that cannot tell (one serving a root of its own, `serve(_:boundary:)`).
+struct Nesting: Sendable {
+  let inner: InnerPlacement
+  let command: WorkerCommand?
+}
+
 private struct BoundaryFinder: BoundaryVisitor {
   let target: String
+  let nesting: Nesting
   var makeServer: ((FramedConnection) throws -> any BoundaryServer)?
 
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
     guard path == target, makeServer == nil else { return }
-    makeServer = { [target] effects in try ChildServer(child, boundary: target, effects: effects) }
+    makeServer = { [target, nesting] effects in
+      guard !nesting.inner.entries.isEmpty else { return try ChildServer(child, boundary: target, effects: effects) }
+      guard let command = nesting.command else {
+        throw DistributionError.usage(
+          "boundaries placed inside \(target) need its worker to start workers of its own, which a worker of "
+            + "WorkerCommand(executable:arguments:) cannot: use WorkerCommand.executable(_:app:)")
+      }
+      // Events and output of the inner workers go to this worker's standard error, which the
+      // host labels with this boundary and reports.
+      let composition = try Composition(
+        nestedIn: target, child: child, placement: nesting.inner.placement, command: command,
+        onEvent: { event in reportUp("event: \(event)") },
+        onOutput: { line in reportUp("[\(line.boundary) \(line.worker) \(line.stream.rawValue)] \(line.text)") })
+      do {
+        return try ChildServer(composition.compose(child), boundary: target, effects: effects, nested: composition)
+      } catch {
+        composition.shutdown()
+        throw error
+      }
+    }
   }
+}
+
+/// Writes `line` to standard error, which the host reads as this worker's output.
+private func reportUp(_ line: String) {
+  FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
 /// Serves one child boundary: the worker's copies of the child's states, one per slot, and
@@ -168,9 +203,11 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private let runner: WorkerEffects
   private let boundary: String
   private let warned = WarnedKeys()
+  /// The composition of the boundaries placed inside this one, whose workers this one runs.
+  private let nested: Composition?
   let hello: Wire.Hello
 
-  init(_ child: Child, boundary: String, effects: FramedConnection) throws {
+  init(_ child: Child, boundary: String, effects: FramedConnection, nested: Composition? = nil) throws {
     guard let states = ValueCoding(Child.State.self) else {
       throw DistributionError.notCodable(boundary: boundary, type: "\(Child.State.self)")
     }
@@ -179,8 +216,9 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     }
     self.states = states
     self.actions = actions
-    self.runner = try WorkerEffects(effects)
+    self.runner = try WorkerEffects(effects, standsInForWorkers: nested != nil)
     self.boundary = boundary
+    self.nested = nested
     var base = DependencyValues.current.withFreshDefaults()
     base.continuousClock = HostClock(effects: runner)
     self.core = Locked(Core(child: child, base: base))
@@ -215,7 +253,10 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       handlingNanoseconds: MonotonicInstant.now.nanoseconds(since: start))
   }
 
-  func stop() { runner.stop() }
+  func stop() {
+    runner.stop()
+    nested?.shutdown()
+  }
 
   func outcome(of action: any Sendable, in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
     withCore { core in

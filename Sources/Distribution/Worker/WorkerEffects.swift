@@ -70,7 +70,13 @@ final class WorkerEffects: Sendable {
     set { reference.withLock { $0.precomputer = newValue } }
   }
 
-  init(_ connection: FramedConnection) throws {
+  /// Whether bodies may stand in for effects of workers this one runs (nested placement).
+  private let standsInForWorkers: Bool
+
+  /// The effects of `connection`; `standsInForWorkers` when this worker places boundaries in
+  /// workers of its own, whose effects' proxies are among its bodies.
+  init(_ connection: FramedConnection, standsInForWorkers: Bool = false) throws {
+    self.standsInForWorkers = standsInForWorkers
     // The system starts reading before `self` exists; its handlers find `self` through this box.
     let box = WeakBox<WorkerEffects>()
     system = SocketActorSystem(connection: connection, onClose: { _ in box.value?.stop() })
@@ -82,18 +88,21 @@ final class WorkerEffects: Sendable {
   }
 
   /// Keeps `body`, an effect of the child state in `slot`, until the host starts it, and
-  /// returns its number.
+  /// returns its number. In a worker that stands in for workers of its own, a body's `send`
+  /// names this worker's executor: a proxy of an inner worker's effect counts the inner work
+  /// on it (`remoteWorkDidStart`), so that this worker settles only once they have.
   func keep<Action: Sendable>(
     _ body: @escaping @Sendable (Send<Action>) async -> Void,
     encode: @escaping @Sendable (Action) throws -> [UInt8], slot: [UInt8]
   ) -> UInt64 {
+    let executor = standsInForWorkers ? executor : nil
     let erased: Body = { forward in
       await body(
         Send(
           forward: { action in
             guard let bytes = try? encode(action) else { return }
             await forward(bytes, action)
-          }, executor: nil))
+          }, executor: executor))
     }
     guard case let .numbered(run) = handle(.keep(Kept(body: erased, slot: slot))) else { return 0 }
     return run

@@ -13,6 +13,8 @@ struct ProcessState: Equatable, Sendable {
   /// `R` running, `S` sleeping, `D` waiting on the disk, `T` stopped, `Z` exited and not
   /// yet reaped, and the kernel's rarer letters.
   let state: Character
+  /// Its parent's pid.
+  let parent: Int32
   /// User and system CPU time, in clock ticks.
   let cpuTicks: Int
   /// When the process started, in clock ticks since the machine booted.
@@ -30,10 +32,11 @@ struct ProcessState: Equatable, Sendable {
     else { return nil }
     // After the name, which may hold spaces and parentheses: field 3 (the state) onwards.
     let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
-    guard fields.count > 19, let state = fields[0].first, let user = Int(fields[11]), let system = Int(fields[12]),
-      let start = Int(fields[19])
+    guard fields.count > 19, let state = fields[0].first, let parent = Int32(fields[1]), let user = Int(fields[11]),
+      let system = Int(fields[12]), let start = Int(fields[19])
     else { return nil }
     self.state = state
+    self.parent = parent
     cpuTicks = user + system
     startTicks = start
     residentKilobytes = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)).flatMap(Self.resident)

@@ -1,14 +1,16 @@
 import Bulkhead
 import BulkheadDistribution
 
-/// What `ps` prints: the host, then each placed boundary's workers by index, with what /proc
-/// says of each process.
+/// What `ps` prints: the host, then each placed boundary's workers by index, each followed by
+/// the workers it started for boundaries placed inside its own (indented by depth, their
+/// parent's pid in `PARENT`), with what /proc says of each process.
 ///
 /// ```text
-/// timers: host pid 4711, placement placements/timers.placement
-/// BOUNDARY  INDEX  PID   STATE  UPTIME  RESTARTS  RSS       CPU
-/// (host)    -      4711  S      0:42    -         14.2 MiB  0.31 s
-/// timers    0      4714  S      0:41    0         9.8 MiB   0.05 s
+/// account: host pid 4711, placement placements/account.placement
+/// BOUNDARY          INDEX  PID   PARENT  STATE  UPTIME  RESTARTS  RSS       CPU
+/// (host)            -      4711  -       S      0:42    -         14.2 MiB  0.31 s
+/// profile           0      4714  4711    S      0:41    0         9.8 MiB   0.05 s
+///   profile.avatar  -      4720  4714    S      0:41    -         9.1 MiB   0.02 s
 /// ```
 struct ProcessTable {
   let app: String
@@ -17,21 +19,30 @@ struct ProcessTable {
 
   var lines: [String] {
     let uptime = ProcessState.machineUptime()
-    func columns(_ pid: Int?) -> [String] {
-      guard let pid else { return ["-", "-", "-"] }
-      guard let process = ProcessState(of: Int32(pid)), process.isAlive else { return [String(pid), "gone", "-"] }
-      return [String(pid), String(process.state), Amount.duration(seconds: process.age(machineUptime: uptime))]
+    func columns(_ pid: Int?, parent: Int?) -> [String] {
+      let parent = parent.map(String.init) ?? "-"
+      guard let pid else { return ["-", parent, "-", "-"] }
+      guard let process = ProcessState(of: Int32(pid)), process.isAlive else { return [String(pid), parent, "gone", "-"] }
+      return [String(pid), parent, String(process.state), Amount.duration(seconds: process.age(machineUptime: uptime))]
     }
     func usage(_ pid: Int?) -> [String] {
       guard let pid, let process = ProcessState(of: Int32(pid)) else { return ["-", "-"] }
       let cpu = Double(process.cpuTicks) / Double(ProcessState.ticksPerSecond)
       return [process.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-", "\(Amount.hundredths(cpu)) s"]
     }
-    var rows = [["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"]]
-    rows.append(["(host)", "-"] + columns(snapshot.hostPID) + ["-"] + usage(snapshot.hostPID))
+    let tree = ProcessTree.scan()
+    var rows = [["BOUNDARY", "INDEX", "PID", "PARENT", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"]]
+    rows.append(["(host)", "-"] + columns(snapshot.hostPID, parent: nil) + ["-"] + usage(snapshot.hostPID))
     for boundary in snapshot.boundaries {
       for (index, worker) in boundary.workers.enumerated() {
-        rows.append([boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid))
+        rows.append(
+          [boundary.boundary, String(index)] + columns(worker.pid, parent: snapshot.hostPID) + [String(worker.restarts)]
+            + usage(worker.pid))
+        for inner in worker.pid.map({ tree.workers(under: Int32($0)) }) ?? [] {
+          let name = String(repeating: "  ", count: inner.depth - 1) + inner.boundary
+          rows.append(
+            [name, "-"] + columns(Int(inner.pid), parent: Int(inner.parent)) + ["-"] + usage(Int(inner.pid)))
+        }
       }
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"

@@ -2,9 +2,10 @@ import CSystem
 import Foundation
 import Synchronization
 
-/// What a worker learns from its host at start: where to connect, and the secret to prove
-/// itself with. Read from standard input, which then stays open: when it closes, the host
-/// is gone and the worker exits.
+/// What a worker learns from its host at start: where to connect, the secret to prove
+/// itself with, and a brief, one line of the host's own that the transport passes on unread
+/// (the boundaries a worker places in workers of its own). Read from standard input, which
+/// then stays open: when it closes, the host is gone and the worker exits.
 ///
 /// ```swift
 /// let launch = try WorkerLaunch.receive()
@@ -13,6 +14,8 @@ import Synchronization
 package struct WorkerLaunch: Sendable {
   package let socketPath: String
   package let secret: LaunchSecret
+  /// The host's line for the worker, as written; empty when it has nothing to say.
+  package let brief: String
 
   /// Reads the launch from standard input, and arranges for this process to exit when the
   /// host dies: by the parent-death signal, and by end of file on standard input.
@@ -49,13 +52,18 @@ package struct WorkerLaunch: Sendable {
     guard poll(&input, 1, Int32(launchDeadline * 1_000)) > 0 else {
       throw .authenticationFailed(.noLaunch(seconds: Int(launchDeadline)))
     }
-    guard let path = readLine(strippingNewline: true), let secret = readLine(strippingNewline: true) else {
+    guard let path = readLine(strippingNewline: true), let secret = readLine(strippingNewline: true),
+      let brief = readLine(strippingNewline: true)
+    else {
       throw .authenticationFailed(.launchCutShort)
     }
-    guard path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret) else {
+    guard path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret),
+      !brief.contains(where: \.isControl)
+    else {
       throw .authenticationFailed(.notALaunch)
     }
-    guard watchingInput else { return WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret)) }
+    let launch = WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret), brief: brief)
+    guard watchingInput else { return launch }
     // End of file means the host is gone or let this worker go. Before the worker has
     // proved itself, the attempt fails on its own and says why, or `connect` sees the mark
     // and exits: exiting here as well would race the attempt's message.
@@ -66,7 +74,7 @@ package struct WorkerLaunch: Sendable {
         expected: LaunchState.launching, desired: LaunchState.inputEnded, ordering: .acquiringAndReleasing)
       if !marked, state == LaunchState.connected { exit(0) }
     }
-    return WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret))
+    return launch
   }
 
   /// Connects to the host and proves this worker's identity.

@@ -51,17 +51,18 @@ package final class WorkerProcess: Sendable {
   private let process: Process?
   private let life: ProcessLife
 
-  /// Starts `executable` and hands it `socketPath` and `secret` on standard input.
+  /// Starts `executable` and hands it `socketPath`, `secret` and `brief` (one line, which
+  /// the worker's `WorkerLaunch` passes on unread) on standard input.
   ///
   /// The child is started on `SpawnThread` (the calling thread waits), so its parent-death
   /// signal is tied to the life of this process, not of the calling thread.
   package init(
     name: String, executable: URL, arguments: [String] = [], socketPath: String,
-    secret: LaunchSecret, output: @escaping @Sendable (OutputLine) -> Void
+    secret: LaunchSecret, brief: String = "", output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
     let life = ProcessLife()
-    let launch = Array("\(socketPath)\n\(secret.text)\n".utf8)
+    let launch = Self.launch(socketPath: socketPath, secret: secret, brief: brief)
     (process, pid) = try SpawnThread.run { () throws -> (Process, pid_t) in
       try Self.start(
         name: name, executable: executable, arguments: arguments, launch: launch, life: life,
@@ -71,13 +72,13 @@ package final class WorkerProcess: Sendable {
   }
 
   /// Asks `template` for a new worker (a copy of the template, which serves `request`) and
-  /// hands it `socketPath` and `secret` on standard input, as a spawned worker gets them.
+  /// hands it `socketPath`, `secret` and `brief` on standard input, as a spawned worker gets them.
   ///
   /// The worker is this process's child, as a spawned one is: the host reaps it, and its
   /// parent-death signal follows the host, not the template.
   package init(
     name: String, forkedBy template: WorkerTemplate, request: String, socketPath: String, secret: LaunchSecret,
-    output: @escaping @Sendable (OutputLine) -> Void
+    brief: String = "", output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
     let life = ProcessLife()
@@ -125,11 +126,16 @@ package final class WorkerProcess: Sendable {
         of: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), as: stream, from: name, to: output, life: life)
     }
     do {
-      try life.write(Array("\(socketPath)\n\(secret.text)\n".utf8))
+      try life.write(Self.launch(socketPath: socketPath, secret: secret, brief: brief))
     } catch {
       _ = life.signal(SIGKILL)
       throw error
     }
+  }
+
+  /// What a worker reads on standard input (`WorkerLaunch`): three lines.
+  private static func launch(socketPath: String, secret: LaunchSecret, brief: String) -> [UInt8] {
+    Array("\(socketPath)\n\(secret.text)\n\(brief)\n".utf8)
   }
 
   /// A pipe whose ends are closed in programs this process starts.

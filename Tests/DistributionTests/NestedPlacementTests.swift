@@ -1,0 +1,148 @@
+import Bulkhead
+import BulkheadDistribution
+import Examples
+import Foundation
+import TestThreads
+import Testing
+import Transport
+import TransportTestSupport
+
+/// A boundary placed inside a placed boundary (`profile.avatar` with `profile`) runs in a
+/// worker that the outer worker starts and supervises: a process tree. Faults stay at the
+/// nearest parent, nothing committed is lost or doubled, and nothing is left behind.
+@MainActor
+@Suite(.serialized, .onItsOwnThread) struct NestedPlacementTests {
+  static let placement = "profile\nprofile.avatar\n"
+
+  @Test func theInnerWorkerIsAChildOfTheOuterWorkerAndTheHostSeesOnlyTheOuter() async throws {
+    let composition = try composition(app: "account", placement: Self.placement)
+    defer { composition.shutdown() }
+    #expect(composition.processes.map(\.boundary) == ["profile"])
+    let outer = try #require(composition.processes.first?.pids.first)
+    #expect(parent(of: outer) == getpid())
+    let inner = innerWorkers(of: outer)
+    #expect(inner.map(\.boundary) == ["profile.avatar"])
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    await store.send(.profile(.avatar(.edited))).finish()
+    #expect(store.state.profile.avatar.edits == 1)
+  }
+
+  @Test func anInnerEffectsActionGoesThroughEveryParent() async throws {
+    let composition = try composition(app: "account", placement: Self.placement)
+    defer { composition.shutdown() }
+    let seen = Log<Account.Action>()
+    let store = Store(initialState: Account.State()) {
+      Reduce<Account.State, Account.Action> { _, action in seen.append(action); return .none }
+      composition.compose(Account())
+    } withDependencies: { $0.continuousClock = ImmediateClock() }
+    await store.send(.profile(.avatar(.edited))).finish()
+    await store.send(.profile(.avatar(.uploadTapped))).finish()
+    // The upload's action entered at the root, and the profile (in the outer worker) and the
+    // root each saw it after the avatar (in the inner worker) ran it.
+    #expect(seen.all.last == .profile(.avatar(.uploaded(edits: 1))))
+    #expect(store.state.profile.avatar.uploadedEdits == 1)
+    #expect(store.state.profile.avatar.uploading == 0)
+    #expect(store.state.profile.uploadsSeen == 1)
+    #expect(store.state.uploadsSeen == 1)
+  }
+
+  @Test func aKilledInnerWorkerIsRestartedByTheOuterAloneFromItsCopy() async throws {
+    let events = Events()
+    let output = EventLog<WorkerOutput>()
+    let composition = try Composition(
+      root: Account(), placement: Placement(parsing: Self.placement, file: "account.placement"),
+      command: .executable(workerExecutable, app: "account"), onEvent: events.append, onOutput: output.append)
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    for _ in 0..<3 { store.send(.profile(.avatar(.edited))) }
+    let outer = try #require(composition.processes.first?.pids.first)
+    let inner = try #require(innerWorkers(of: outer).first?.pid)
+    kill(inner, SIGKILL)
+    #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
+    store.send(.profile(.avatar(.edited)))
+    #expect(store.state.profile.avatar.edits == 4)
+    // The outer worker restarted its child and said so in its output, naming the full path.
+    let restarted = await output.first { $0.boundary == "profile" && $0.text.contains("restarted for profile.avatar") }
+    #expect(restarted != nil)
+    let successor = try #require(innerWorkers(of: outer).first?.pid)
+    #expect(successor != inner)
+    // The host's own worker went on untouched.
+    #expect(composition.processes.first?.pids == [outer])
+    #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
+    try expectNothingLeft(after: composition, workers: [outer, successor])
+  }
+
+  @Test func aKilledMiddleWorkerRestartsWithItsSubtreeAndNothingCommittedIsLost() async throws {
+    let events = Events()
+    let composition = try composition(app: "account", placement: Self.placement, events: events)
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    for _ in 0..<3 { store.send(.profile(.avatar(.edited))) }
+    store.send(.profile(.nameChanged("Blob")))
+    let outer = try #require(composition.processes.first?.pids.first)
+    let inner = try #require(innerWorkers(of: outer).first?.pid)
+    kill(outer, SIGKILL)
+    #expect(ProcessWatch.waitForExit(of: outer, milliseconds: 5_000))
+    // The inner worker follows its parent (its parent-death signal).
+    #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
+    store.send(.profile(.avatar(.edited)))
+    #expect(store.state.profile.avatar.edits == 4)
+    #expect(store.state.profile.name == "Blob")
+    let successor = try #require(composition.processes.first?.pids.first)
+    #expect(successor != outer)
+    let innerSuccessor = try #require(innerWorkers(of: successor).first?.pid)
+    #expect(events.all.contains { if case .workerRestarted(boundary: "profile", _, _) = $0 { true } else { false } })
+    try expectNothingLeft(after: composition, workers: [successor, innerSuccessor])
+  }
+
+  /// The middle worker killed every few hundred actions, and the inner one in between, over
+  /// ten thousand actions two levels down: every action is applied once, as in one process.
+  @Test func aMiddleWorkerKilledAgainAndAgainLosesAndDoublesNothing() async throws {
+    let composition = try composition(
+      app: "account", placement: Self.placement,
+      restartPolicy: RestartPolicy(maximumRestarts: 1_000, within: .seconds(600)))
+    defer { composition.shutdown() }
+    let local = Store(initialState: Account.State()) { Account() }
+    let remote = Store(initialState: Account.State()) { composition.compose(Account()) }
+    var kills = 0
+    for step in 0..<10_000 {
+      if step % 500 == 250, let outer = composition.processes.first?.pids.first {
+        composition.killWorker(of: "profile")
+        _ = ProcessWatch.waitForExit(of: outer, milliseconds: 5_000)
+        kills += 1
+      } else if step % 500 == 0, let outer = composition.processes.first?.pids.first,
+        let inner = innerWorkers(of: outer).first?.pid
+      {
+        kill(inner, SIGKILL)
+        kills += 1
+      }
+      let action: Account.Action = step % 10 == 9 ? .profile(.nameChanged("name \(step)")) : .profile(.avatar(.edited))
+      local.send(action)
+      remote.send(action)
+    }
+    #expect(kills >= 30)
+    #expect(remote.state.profile.avatar.edits == 9_000)
+    #expect(remote.state == local.state)
+  }
+
+  /// Shuts `composition` down and checks that `workers` have exited and left no socket
+  /// directory of their own.
+  private func expectNothingLeft(after composition: Composition, workers: [Int32]) throws {
+    composition.shutdown()
+    for pid in workers { #expect(ProcessWatch.waitForExit(of: pid, milliseconds: 5_000), "worker \(pid) still runs") }
+    let left = try FileManager.default.contentsOfDirectory(atPath: "/tmp").filter { name in
+      workers.contains { name.hasPrefix("\(SocketDirectory.namePrefix)\($0)-") }
+    }
+    #expect(left.isEmpty, "socket directories left: \(left)")
+  }
+}
+
+/// The workers that worker `pid` started for boundaries placed inside its own, with the
+/// boundary each serves (from its command line: `--bulkhead-worker APP BOUNDARY`).
+func innerWorkers(of pid: Int32) -> [(pid: Int32, boundary: String)] {
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+  return entries.compactMap(Int32.init).filter { parent(of: $0) == pid }.compactMap { child in
+    guard let line = FileManager.default.contents(atPath: "/proc/\(child)/cmdline") else { return nil }
+    let arguments = line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    guard let flag = arguments.firstIndex(of: WorkerCommand.Role.flag), arguments.count > flag + 2 else { return nil }
+    return (child, arguments[flag + 2])
+  }
+}
