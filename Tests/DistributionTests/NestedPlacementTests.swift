@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+import BulkheadTesting
 import Examples
 import Foundation
 import TestThreads
@@ -44,6 +45,30 @@ import TransportTestSupport
     #expect(store.state.profile.avatar.uploading == 0)
     #expect(store.state.profile.uploadsSeen == 1)
     #expect(store.state.uploadsSeen == 1)
+  }
+
+  @Test func aTestStoresClockDrivesTheInnerWorkersSleepThroughTheOuterWorker() async throws {
+    let clock = TestClock()
+    let composition = try composition(app: "account", placement: Self.placement)
+    defer { composition.shutdown() }
+    let store = TestStore(initialState: Account.State()) {
+      composition.compose(Account())
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.profile(.avatar(.edited))) { $0.profile.avatar.edits = 1 }
+    await store.send(.profile(.avatar(.uploadTapped))) { $0.profile.avatar.uploading = 1 }
+    // The inner worker's sleep reached the test's clock through the outer worker's before
+    // the send returned: advancing less wakes nothing, advancing enough delivers the upload.
+    await clock.advance(by: .milliseconds(4))
+    await clock.advance(by: .milliseconds(1))
+    await store.receive(.profile(.avatar(.uploaded(edits: 1)))) {
+      $0.profile.avatar.uploading = 0
+      $0.profile.avatar.uploadedEdits = 1
+      $0.profile.uploadsSeen = 1
+      $0.uploadsSeen = 1
+    }
+    await store.finish()
   }
 
   @Test func aKilledInnerWorkerIsRestartedByTheOuterAloneFromItsCopy() async throws {
