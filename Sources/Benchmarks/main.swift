@@ -1,10 +1,10 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries]
+//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries | nested]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //
-// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures;
+// With `core`, `startup`, `transport`, `patches`, `boundaries` or `nested`, only those figures;
 // `remote-action` measures that row alone, as long as asked, for profiling.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
@@ -34,6 +34,12 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.oneCore.apply()
   rows += try await remoteActionBenchmarks(label: "one core:", iterations: iterations)
   printTable("One remote action", rows)
+} else if CommandLine.arguments.dropFirst().first == "nested" {
+  CPULayout.twoCores.apply()
+  var nested = try nestedBenchmarks(label: "two cores:")
+  CPULayout.oneCore.apply()
+  nested += try nestedBenchmarks(label: "one core:")
+  printTable("Nested placement (the Account example)", nested)
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   var boundaries = try await distributionBenchmarks(label: "two cores:")
@@ -49,10 +55,13 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.twoCores.apply()
   var crossProcess = try await transportBenchmarks(label: "two cores:")
   var boundaries = try await distributionBenchmarks(label: "two cores:")
+  var nested = try nestedBenchmarks(label: "two cores:")
   CPULayout.oneCore.apply()
   crossProcess += try await transportBenchmarks(label: "one core:")
   boundaries += try await distributionBenchmarks(label: "one core:")
+  nested += try nestedBenchmarks(label: "one core:")
   printTable("Across a process boundary (16-byte messages)", crossProcess)
   printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
+  printTable("Nested placement (the Account example)", nested)
 }
