@@ -1,9 +1,10 @@
 import Bulkhead
+import Foundation
 
 /// An account whose profile holds an avatar: a boundary two levels down (`profile.avatar`),
-/// for nested placement. The avatar's upload is an effect that sleeps on the clock; the
-/// profile and the root each count the uploads they see go by, as parents observe a child's
-/// effect actions.
+/// for nested placement. The avatar's upload takes an id from the `uuid` dependency and is an
+/// effect that sleeps on the clock; the profile and the root each count the uploads they see
+/// go by, as parents observe a child's effect actions.
 ///
 /// ```
 /// # account.placement: the profile in a worker, its avatar in a worker of the profile's
@@ -69,6 +70,8 @@ public struct Account: Reducer {
       /// How many edits the last upload carried.
       public var uploadedEdits = 0
       public var uploading = 0
+      /// The id of the last upload started.
+      public var uploadID: UUID?
       public init() {}
     }
 
@@ -79,6 +82,7 @@ public struct Account: Reducer {
     }
 
     @Dependency(\.continuousClock) var clock
+    @Dependency(\.uuid) var uuid
 
     public init() {}
 
@@ -89,6 +93,7 @@ public struct Account: Reducer {
         return .none
       case .uploadTapped:
         state.uploading += 1
+        state.uploadID = uuid()
         return .run { [edits = state.edits, clock] send in
           try await clock.sleep(for: .milliseconds(5))
           await send(.uploaded(edits: edits))

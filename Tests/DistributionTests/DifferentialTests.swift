@@ -49,7 +49,11 @@ import TransportTestSupport
   @Test func twoLevelsDown() async throws {
     let (state, statistics, _) = try await compare(
       app: "account", placement: "profile\nprofile.avatar\n", initialState: Account.State(), reducer: Account(),
-      count: 2_000, dependencies: { $0.continuousClock = ImmediateClock() }
+      count: 2_000,
+      dependencies: {
+        $0.continuousClock = ImmediateClock()
+        $0.uuid = .incrementing
+      }
     ) { _, generator in
       switch Int.random(in: 0..<4, using: &generator) {
       case 0: .profile(.nameChanged("name \(Int.random(in: 0..<100, using: &generator))"))

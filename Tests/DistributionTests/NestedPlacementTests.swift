@@ -15,6 +15,11 @@ import TransportTestSupport
 @Suite(.serialized, .onItsOwnThread) struct NestedPlacementTests {
   static let placement = "profile\nprofile.avatar\n"
 
+  /// The `n`th UUID of an incrementing generator.
+  static func uuid(_ n: Int) -> UUID {
+    UUID(uuidString: "00000000-0000-0000-0000-\(String(format: "%012x", n))")!
+  }
+
   @Test func theInnerWorkerIsAChildOfTheOuterWorkerAndTheHostSeesOnlyTheOuter() async throws {
     let composition = try composition(app: "account", placement: Self.placement)
     defer { composition.shutdown() }
@@ -47,7 +52,7 @@ import TransportTestSupport
     #expect(store.state.uploadsSeen == 1)
   }
 
-  @Test func aTestStoresClockDrivesTheInnerWorkersSleepThroughTheOuterWorker() async throws {
+  @Test func aTestStoresClockAndDependenciesReachTheInnerWorkerThroughTheOuter() async throws {
     let clock = TestClock()
     let composition = try composition(app: "account", placement: Self.placement)
     defer { composition.shutdown() }
@@ -55,9 +60,14 @@ import TransportTestSupport
       composition.compose(Account())
     } withDependencies: {
       $0.continuousClock = clock
+      $0.uuid = .incrementing
     }
     await store.send(.profile(.avatar(.edited))) { $0.profile.avatar.edits = 1 }
-    await store.send(.profile(.avatar(.uploadTapped))) { $0.profile.avatar.uploading = 1 }
+    // The test's UUID generator answered the inner worker's question through the outer's.
+    await store.send(.profile(.avatar(.uploadTapped))) {
+      $0.profile.avatar.uploading = 1
+      $0.profile.avatar.uploadID = Self.uuid(0)
+    }
     // The inner worker's sleep reached the test's clock through the outer worker's before
     // the send returned: advancing less wakes nothing, advancing enough delivers the upload.
     await clock.advance(by: .milliseconds(4))
@@ -67,6 +77,16 @@ import TransportTestSupport
       $0.profile.avatar.uploadedEdits = 1
       $0.profile.uploadsSeen = 1
       $0.uploadsSeen = 1
+    }
+    await store.send(.profile(.avatar(.uploadTapped))) {
+      $0.profile.avatar.uploading = 1
+      $0.profile.avatar.uploadID = Self.uuid(1)
+    }
+    await clock.advance(by: .milliseconds(5))
+    await store.receive(.profile(.avatar(.uploaded(edits: 1)))) {
+      $0.profile.avatar.uploading = 0
+      $0.profile.uploadsSeen = 2
+      $0.uploadsSeen = 2
     }
     await store.finish()
   }

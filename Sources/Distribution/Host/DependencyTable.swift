@@ -42,7 +42,13 @@ final class DependencyTable: Sendable {
       return true
     }
     guard isNew else { return nil }
-    let (crossing, stayingHere) = values.overriddenKeyNames()
+    var (crossing, stayingHere) = values.overriddenKeyNames()
+    // In a worker that places workers of its own, what its own host answers or keeps is
+    // overridden for its workers too: they ask this worker, whose stand-ins ask its host.
+    if let host = values.host as? HostDependencies {
+      crossing = Set(crossing).union(host.answeredByHost).sorted()
+      stayingHere = Set(stayingHere).union(host.stayingOnHost).sorted()
+    }
     return Wire.DependencyHeader(
       revision: revision, context: values.context, answeredByHost: crossing, stayingOnHost: stayingHere)
   }

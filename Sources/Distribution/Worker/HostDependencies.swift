@@ -27,8 +27,10 @@ final class HostDependencies: HostAnsweredValues {
 
   let context: DependencyContext
   private let asker: Asker
-  private let answeredByHost: Set<String>
-  private let stayingOnHost: Set<String>
+  /// The crossing keys the host overrode, which the worker asks it about.
+  let answeredByHost: Set<String>
+  /// The keys the host overrode that cannot cross.
+  let stayingOnHost: Set<String>
   private let warned: WarnedKeys
   private let sources = Mutex<[ObjectIdentifier: Source]>([:])
 
