@@ -29,7 +29,8 @@ extension DistributionError {
     case invalidDuration(key: String, value: String)
     /// The app has no boundary `path`; it has `known`.
     case unknownBoundary(path: String, known: [String])
-    /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries do.
+    /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries and those inside
+    /// their elements do.
     case poolOutsideForEach(path: String, kind: String)
     /// `path` is inside `outer`, placed on line `outerLine`, which already runs in a worker.
     case insidePlaced(path: String, outer: String, outerLine: Int)
@@ -52,7 +53,7 @@ extension DistributionError {
         "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))"
       case let .unknownBoundary(path, known):
         "this app has no boundary \(quoted(path)); its boundaries are: \(known.joined(separator: ", "))"
-      case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries take a pool"
+      case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries and those inside their elements take a pool"
       case let .insidePlaced(path, outer, outerLine):
         "\(quoted(path)) is inside \(quoted(outer)) (line \(outerLine)), which already runs in a worker with everything inside it"
       case let .notCodable(boundary, type): DistributionError.notCodable(boundary: boundary, type: type).description

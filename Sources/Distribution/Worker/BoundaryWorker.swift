@@ -127,12 +127,22 @@ struct RefusingServer: BoundaryServer {
 private struct BoundaryFinder: BoundaryVisitor {
   let target: String
   var makeServer: ((FramedConnection) throws -> any BoundaryServer)?
+  /// The boundaries seen so far whose children can dismiss themselves; a parent is visited
+  /// before the boundaries inside it.
+  private var dismissible: [String] = []
+
+  init(target: String) { self.target = target }
 
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
+    if Child.self is any DismissibleBoundary.Type { dismissible.append(path) }
     guard path == target, makeServer == nil else { return }
-    makeServer = { [target] effects in try ChildServer(child, boundary: target, effects: effects) }
+    // Inside a presented child, `dismiss()` reaches the presenting operator only on the host.
+    let forwardsDismissal = dismissible.contains { target.hasPrefix($0 + ".") }
+    makeServer = { [target] effects in
+      try ChildServer(child, boundary: target, effects: effects, forwardsDismissal: forwardsDismissal)
+    }
   }
 }
 
@@ -170,7 +180,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private let warned = WarnedKeys()
   let hello: Wire.Hello
 
-  init(_ child: Child, boundary: String, effects: FramedConnection) throws {
+  init(_ child: Child, boundary: String, effects: FramedConnection, forwardsDismissal: Bool) throws {
     guard let states = ValueCoding(Child.State.self) else {
       throw DistributionError.notCodable(boundary: boundary, type: "\(Child.State.self)")
     }
@@ -179,7 +189,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     }
     self.states = states
     self.actions = actions
-    self.runner = try WorkerEffects(effects)
+    self.runner = try WorkerEffects(effects, forwardsDismissal: forwardsDismissal)
     self.boundary = boundary
     var base = DependencyValues.current.withFreshDefaults()
     base.continuousClock = HostClock(effects: runner)
