@@ -14,7 +14,7 @@ package enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 9
+  static let layoutVersion: UInt64 = 10
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action, or why it serves
