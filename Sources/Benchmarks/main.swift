@@ -3,9 +3,11 @@
 //
 //   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries | nested]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
+//   swift run -c release bulkhead-benchmark presenting
 //
 // With `core`, `startup`, `transport`, `patches`, `boundaries` or `nested`, only those figures;
-// `remote-action` measures that row alone, as long as asked, for profiling.
+// `remote-action` measures that row alone, as long as asked, for profiling; `presenting`
+// (not in the whole run) re-presents Notes' sheet with the destination or its editor placed.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`), and `child-worker` from the same build directory for the boundary figures.
@@ -40,6 +42,8 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.oneCore.apply()
   nested += try nestedBenchmarks(label: "one core:")
   printTable("Nested placement (the Account example)", nested)
+} else if CommandLine.arguments.dropFirst().first == "presenting" {
+  printTable("Presenting a sheet right after the last was dismissed (Notes)", try presentationBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   var boundaries = try await distributionBenchmarks(label: "two cores:")

@@ -29,7 +29,8 @@ extension DistributionError {
     case invalidDuration(key: String, value: String)
     /// The app has no boundary `path`; it has `known`.
     case unknownBoundary(path: String, known: [String])
-    /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries do.
+    /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries and those inside
+    /// their elements do.
     case poolOutsideForEach(path: String, kind: String)
     /// `path` is under `parent`, a boundary of the app, which has no boundary `path`; it
     /// has `known` under `parent`.
@@ -56,7 +57,7 @@ extension DistributionError {
         "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))"
       case let .unknownBoundary(path, known):
         "this app has no boundary \(quoted(path)); its boundaries are: \(known.joined(separator: ", "))"
-      case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries take a pool"
+      case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries and those inside their elements take a pool"
       case let .unknownNestedBoundary(path, parent, known):
         known.isEmpty
           ? "this app has no boundary \(quoted(path)); \(quoted(parent)) has no boundaries inside it"

@@ -1,4 +1,5 @@
 @testable import BulkheadDistribution
+import Bulkhead
 import Testing
 
 /// The host's side of a boundary as a state machine, row by row: a state reached by some
@@ -22,6 +23,8 @@ import Testing
     /// The start at `at` failed.
     case startFailed(at: Int)
     case removed(slot: [UInt8], at: Int)
+    /// The children whose slots begin with `prefix` left, in whichever workers.
+    case removedUnder(prefix: [UInt8])
     /// Worker `pid` at `at` ran an action on `slot`, to `version`.
     case ran(pid: Int32, at: Int, slot: [UInt8], version: UInt64)
     case stop
@@ -94,6 +97,8 @@ import Testing
         commands = machine.gaveUp(.starting(start(at: index)), at: index, for: .startFailed("no"), now: origin).commands
       case let .removed(slot, index):
         commands = machine.removed(slot: slot, at: index)
+      case let .removedUnder(prefix):
+        commands = machine.removed(under: prefix)
       case let .ran(pid, index, slot, version):
         machine.ran(slot: slot, at: index, link: link(pid), version: version, state: 0)
         commands = []
@@ -235,6 +240,21 @@ import Testing
       commands: [.drop(slot: [7], from: 20)],
       after: After(places: [.running(10), .running(20)])),
     Row(
+      name: "the children inside a removed element are forgotten by every worker that holds one, and no others",
+      workers: 2,
+      given: [
+        .started(pid: 10, at: 0), .started(pid: 20, at: 1), .ran(pid: 10, at: 0, slot: [1, 5, 1, 7], version: 1),
+        .ran(pid: 20, at: 1, slot: [1, 5, 1, 8], version: 2), .ran(pid: 10, at: 0, slot: [1, 6], version: 3),
+      ],
+      event: .removedUnder(prefix: [1, 5]),
+      commands: [.drop(slot: [1, 5, 1, 7], from: 10), .drop(slot: [1, 5, 1, 8], from: 20)],
+      after: After(places: [.running(10), .running(20)])),
+    Row(
+      name: "a removal with no elements reaches the boundary's only child",
+      given: [.started(pid: 10, at: 0), .ran(pid: 10, at: 0, slot: [], version: 1)],
+      event: .removedUnder(prefix: []), commands: [.drop(slot: [], from: 10)],
+      after: After(places: [.running(10)])),
+    Row(
       name: "a child the worker never saw is not asked to be forgotten",
       given: [.started(pid: 10, at: 0)], event: .removed(slot: [7], at: 0), commands: [],
       after: After(places: [.running(10)])),
@@ -289,6 +309,16 @@ import Testing
     case let .ask(.run(_, base, patch, _, _, _), _): return .asked(base: base, withPatch: patch != nil)
     case .ask: return .asked(base: .max, withPatch: false)
     }
+  }
+
+  @Test func theSlotOfAChildInsideAnElementBeginsWithTheElementsSlotAndNoOtherElementsDoes() throws {
+    let screen = try RemoteBoundary.slot(of: [StackElementID(generation: 3)])
+    let inside = try RemoteBoundary.slot(of: [StackElementID(generation: 3), 7])
+    let other = try RemoteBoundary.slot(of: [StackElementID(generation: 31)])
+    #expect(inside.starts(with: screen))
+    #expect(!other.starts(with: screen))
+    #expect(!screen.starts(with: other))
+    #expect(try RemoteBoundary.slot(of: []) == [])
   }
 
   @Test func anOfferOnTheHostsCopyIsTakenAndTheWorkerHearsSoOnce() {

@@ -102,6 +102,17 @@ import TransportTestSupport
     #expect(warnings > 20)
   }
 
+  @Test func navigationWithTheFeaturesInsideTheSheetAndTheScreensInWorkers() async throws {
+    let (_, statistics, _) = try await compare(
+      app: "notes", placement: "destination.editor\npath.detail pool 2\npath.info\n", initialState: Notes.State(),
+      reducer: Notes(), count: 3_000, dependencies: { $0.continuousClock = ImmediateClock() }, next: Self.notesAction)
+    // Sheets and screens came and went: each time, the worker forgot the child, and its
+    // dismissals from effects went through the host's operators.
+    #expect(statistics["destination.editor"]?.slotsDropped ?? 0 > 20)
+    #expect(statistics["path.detail"]?.slotsDropped ?? 0 > 20)
+    #expect(statistics["path.info"]?.slotsDropped ?? 0 > 5)
+  }
+
   /// A random action that the Notes app can take in `state`: mostly what its screens offer
   /// (including the sheet's save and cancel, the detail's "Done" and the info's "Close", which
   /// dismiss from effects), plus pushes and pops sent by hand, and actions of another case of

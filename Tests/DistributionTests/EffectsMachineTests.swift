@@ -29,6 +29,7 @@ import Testing
     case deliverAction(sequence: UInt64, to: String?)
     case deliverSleep(token: UInt64, to: String)
     case deliverWarning(String, to: String?)
+    case deliverDismissal(to: String)
     case finish(String)
     case answer(token: UInt64)
     case settled
@@ -84,6 +85,7 @@ import Testing
       case let .deliverAction(sequence, _, _, proxy): .deliverAction(sequence: sequence, to: proxy)
       case let .deliverSleep(token, _, proxy): .deliverSleep(token: token, to: proxy)
       case let .deliverWarning(message, proxy, _): .deliverWarning(message, to: proxy)
+      case let .deliverDismissal(proxy): .deliverDismissal(to: proxy)
       case let .finish(proxy): .finish(proxy)
       case let .answer(token, _, _, _): .answer(token: token)
       case .settled: .settled
@@ -261,6 +263,18 @@ import Testing
       name: "a warning of a body whose proxy ended goes to the store's handler",
       given: [.register(1), .receive(.finished(run: 1, lastAction: 0))], event: .receive(.warning(run: 1, message: "w")),
       commands: [.deliverWarning("w", to: nil)], after: After(highestRun: 1)),
+    Row(
+      name: "a dismissal from a body goes to its proxy",
+      given: [.register(1)], event: .receive(.dismiss(run: 1)),
+      commands: [.deliverDismissal(to: "run 1")], after: After(proxies: [1], highestRun: 1)),
+    Row(
+      name: "a dismissal from a body whose proxy ended is dropped: its feature is gone",
+      given: [.register(1), .receive(.finished(run: 1, lastAction: 0))], event: .receive(.dismiss(run: 1)),
+      commands: [], after: After(highestRun: 1)),
+    Row(
+      name: "a dismissal from a body never started is made up",
+      given: [], event: .receive(.dismiss(run: 4)),
+      commands: [madeUp(.dismiss(run: 4))], after: After()),
   ]
 
   @Test(arguments: rows) func row(_ row: Row) {

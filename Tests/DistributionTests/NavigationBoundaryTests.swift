@@ -10,13 +10,23 @@ import Testing
 /// dismissing or popping lets the worker go.
 @MainActor
 @Suite(.serialized) struct NavigationBoundaryTests {
-  @Test func theDestinationAndTheStackAreListedAndWhatIsInsideThemIsNot() throws {
+  @Test func theDestinationTheStackAndWhatIsInsideThemAreListedAndPlaceable() throws {
     let notes = try #require(ExampleApp.named("notes"))
-    #expect(notes.boundaries.map(\.description) == ["path (forEach → Path)", "destination (ifLet → Destination)"])
-    let inside = try Placement(parsing: "destination.editor\n", file: "notes.placement")
-    #expect(throws: DistributionError.self) { try inside.validate(against: notes.boundaries) }
+    #expect(
+      notes.boundaries.map(\.description) == [
+        "path (forEach → Path)", "path.detail (Scope → Detail)", "path.info (Scope → Info)",
+        "destination (ifLet → Destination)", "destination.editor (Scope → Editor)",
+      ])
+    let inside = try Placement(parsing: "destination.editor\npath.detail pool 3\n", file: "notes.placement")
+    try inside.validate(against: notes.boundaries)
     let pooled = try Placement(parsing: "destination\npath pool 4\n", file: "notes.placement")
     try pooled.validate(against: notes.boundaries)
+    // The editor is one child, not one per element: it takes no pool.
+    let pooledEditor = try Placement(parsing: "destination.editor pool 2\n", file: "notes.placement")
+    #expect(
+      throws: DistributionError.placement(
+        file: "notes.placement", line: 1, reason: .poolOutsideForEach(path: "destination.editor", kind: "Scope"))
+    ) { try pooledEditor.validate(against: notes.boundaries) }
   }
 
   @Test func aDestinationThatDismissesItselfFromItsWorkerRetiresTheWorker() async throws {

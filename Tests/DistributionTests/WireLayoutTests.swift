@@ -41,6 +41,7 @@ import TransportTestSupport
     .finished(run: 5, lastAction: 8), .sleep(run: 6, token: 7, nanoseconds: 1_000_000_000), .settled(count: 9),
     .pong(token: 3), .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
     .warning(run: 3, message: "a warning"),
+    .dismiss(run: 3),
   ]
 
   @Test func everyMessageReadsBackWhatItWrote() throws {

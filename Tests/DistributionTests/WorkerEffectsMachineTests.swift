@@ -128,6 +128,10 @@ import Testing
       name: "a body that finds the turn free once it waits takes it", given: [],
       event: .waitForTurn("late"), commands: [.resume("late", .numbered(1))], after: [.isTurnTaken(true)]),
     Row(
+      name: "a body's dismissal goes after the actions it sent before, at once",
+      given: started + streamed(1), event: .dismiss(run: 1),
+      commands: [.write], after: [.outgoing([action(1), .dismiss(run: 1)])]),
+    Row(
       name: "a body's end claims only the actions queued, not one still being computed ahead",
       given: streamed(1) + [.forward], event: .returned(run: 2),
       commands: [.write], after: [.outgoing([action(1), .finished(run: 2, lastAction: 1)])]),

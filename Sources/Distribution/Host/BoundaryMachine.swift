@@ -136,6 +136,18 @@ struct BoundaryMachine<Link: PoolLink> {
     return members[index].link.map { [.drop(slot: slot, from: $0)] } ?? []
   }
 
+  /// Event: the child states whose slots begin with `prefix` left the host's state, in
+  /// whichever workers hold them: a stack screen popped takes its children with it.
+  mutating func removed(under prefix: [UInt8]) -> [Command] {
+    var commands: [Command] = []
+    for index in synced.indices {
+      for slot in synced[index].keys where slot.starts(with: prefix) {
+        commands += removed(slot: slot, at: index)
+      }
+    }
+    return commands
+  }
+
   /// Lets the worker at `index` go and puts a start of its successor in its place.
   private mutating func retire(_ index: Int) -> [Command] {
     guard let link = members[index].link else { return [] }

@@ -30,6 +30,8 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     case deliverSleep(token: UInt64, duration: Duration, to: Proxy)
     /// Report a worker's warning in `proxy`'s task; with no proxy taking it, to `owner`.
     case deliverWarning(String, to: Proxy?, owner: RuntimeWarning.Handler)
+    /// Dismiss, in `proxy`'s task, the feature the proxy's effect belongs to.
+    case deliverDismissal(to: Proxy)
     /// The body of `proxy` ended in the worker: nothing more will come for it.
     case finish(Proxy)
     /// Answer the worker's question about a dependency.
@@ -159,6 +161,9 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
       return [.answer(token: token, revision: revision, key: key, question: bytes)]
     case let .warning(run, message):
       return [.deliverWarning(message, to: proxies[run], owner: ownerOfEndedEffects)]
+    case let .dismiss(run):
+      // An effect that ended has nothing left to dismiss: its feature is gone already.
+      return proxies[run].map { [.deliverDismissal(to: $0)] } ?? []
     }
   }
 
@@ -169,7 +174,7 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
   ) -> ProtocolViolation? {
     let isMadeUp: Bool
     switch message {
-    case let .action(run, _, _, _), let .sleep(run, _, _), let .warning(run, _):
+    case let .action(run, _, _, _), let .sleep(run, _, _), let .warning(run, _), let .dismiss(run):
       isMadeUp = run > highestRun
     case let .finished(run, _):
       // A body ends once, after its proxy entered the table, and only its end takes it out:

@@ -15,6 +15,7 @@ final class HostEffects: Sendable {
     case action(sequence: UInt64, bytes: [UInt8], outcome: Wire.Outcome?, arrived: MonotonicInstant)
     case sleep(token: UInt64, duration: Duration)
     case warning(String)
+    case dismissal
   }
 
   /// Where a proxy leaves the outcome a worker computed for an action before the host ran it,
@@ -112,6 +113,13 @@ final class HostEffects: Sendable {
                   rest = rest.dropFirst()
                   // Here, in the effect's task: a test store's warning handler hears it.
                   reportWorkerWarning(message, boundary: boundary)
+                case .dismissal:
+                  rest = rest.dropFirst()
+                  // Here, in the effect's task, where the host's presenting operator set the
+                  // dismissal: the feature is dismissed as if this effect had called it.
+                  if await !DismissEffect.dismissPresented() {
+                    reportWorkerWarning(Self.nothingToDismiss, boundary: boundary)
+                  }
                 }
               }
             }
@@ -129,6 +137,13 @@ final class HostEffects: Sendable {
         if !dropped.isEmpty { self.send(dropped) }
       })
   }
+
+  /// What a worker's `dismiss()` that reaches an effect nothing presented on the host says.
+  private static let nothingToDismiss = """
+    An effect called "dismiss()" in its worker, but nothing presented the feature on the host: \
+    there is nothing to dismiss. Present the feature with "ifLet(\\.$destination, action:)" or \
+    push it with "forEach(\\.path, action:)".
+    """
 
   /// Feeds a worker's effect actions to the store in order, and tells the worker each was
   /// processed, in one write. When the store is on the main actor, all of them go in one hop
@@ -240,6 +255,8 @@ final class HostEffects: Sendable {
             message + "\n\nThe effect had ended on the host: actions it sends now are dropped.",
             boundary: boundary, to: owner)
         }
+      case let .deliverDismissal(proxy):
+        _ = proxy.push(.dismissal)
       case let .finish(proxy):
         proxy.finish()
       case let .answer(token, revision, key, question):

@@ -187,7 +187,7 @@ public struct Placement: Sendable, Equatable {
       guard let boundary = boundaries.first(where: { $0.path == entry.path }) else {
         throw .placement(file: file, line: entry.line, reason: Self.unknown(entry.path, among: boundaries.map(\.path)))
       }
-      if entry.workers > 1, boundary.kind != .forEach {
+      if entry.workers > 1, !boundaries.hasChildPerElement(at: boundary.path) {
         throw .placement(
           file: file, line: entry.line, reason: .poolOutsideForEach(path: entry.path, kind: boundary.kind.rawValue))
       }

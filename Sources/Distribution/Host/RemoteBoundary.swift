@@ -126,18 +126,19 @@ final class RemoteBoundary: Sendable {
     set { delay.store(newValue, ordering: .relaxed) }
   }
 
-  /// The child state of `element`, or the boundary's only child when `element` is nil, left
-  /// the host's state. Its worker forgets its copy, or is retired and replaced by a fresh one.
-  /// The child's effects are cancelled by the host in the same pass.
-  func remove(element: (any Sendable)?) {
-    guard let (slot, index) = try? place(of: element) else { return }
-    perform(machine.withLock { $0.removed(slot: slot, at: index) })
+  /// The children whose element ids begin with `elements` left the host's state: all of the
+  /// boundary's when `elements` is empty, one stack screen's when it is `[3]`. Their workers
+  /// forget their copies, or are retired and replaced by fresh ones. The children's effects
+  /// are cancelled by the host in the same pass.
+  func remove(under elements: [any Sendable]) {
+    guard let prefix = try? Self.slot(of: elements) else { return }
+    perform(machine.withLock { $0.removed(under: prefix) })
   }
 
-  /// Runs `action` on `state` in the worker that serves it, and returns the child's effects
-  /// as the host runs them.
+  /// Runs `action` on `state` in the worker that serves the child of `elements`, and returns
+  /// the child's effects as the host runs them.
   func reduce<Child: Reducer>(
-    _: Child.Type, into state: inout Child.State, action: Child.Action, element: (any Sendable)?
+    _: Child.Type, into state: inout Child.State, action: Child.Action, elements: [any Sendable]
   ) -> Effect<Child.Action> {
     guard let (states, actions) = coding(Child.State.self, Child.Action.self) else {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
@@ -146,7 +147,7 @@ final class RemoteBoundary: Sendable {
     let place: (slot: [UInt8], index: Int)
     let actionBytes: [UInt8]
     do {
-      place = try self.place(of: element)
+      place = try self.place(of: elements)
       actionBytes = try actions.encode(action)
     } catch {
       report(.actionFailed(boundary: path, reason: "\(error)"))
@@ -358,15 +359,25 @@ final class RemoteBoundary: Sendable {
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay.wholeMilliseconds)), execute: starting)
   }
 
-  /// Where the child of `element` lives: its slot in a worker (empty for the boundary's only
-  /// child) and the worker's index in the pool.
-  private func place(of element: (any Sendable)?) throws -> (slot: [UInt8], index: Int) {
-    guard let element else { return ([], 0) }
-    let slot = try Self.encodeElement(element)
-    return (slot, PoolSpread.index(of: element, encoded: slot, workers: workers))
+  /// Where the child of `elements` lives: its slot in a worker (empty for the boundary's only
+  /// child) and the worker's index in the pool, picked by the innermost element's id, so that
+  /// the screens of a stack spread over `path.detail`'s pool as over `path`'s.
+  private func place(of elements: [any Sendable]) throws -> (slot: [UInt8], index: Int) {
+    guard let last = elements.last else { return ([], 0) }
+    let slot = try Self.slot(of: elements)
+    let index = workers == 1 ? 0 : PoolSpread.index(of: last, encoded: try Self.encode(last), workers: workers)
+    return (slot, index)
   }
 
-  private static func encodeElement(_ element: any Sendable) throws -> [UInt8] {
+  /// The slot of the child of `elements`: each id's encoding, with its length before it, so
+  /// that the slots of the children inside an element begin with the element's slot.
+  static func slot(of elements: [any Sendable]) throws -> [UInt8] {
+    var writer = ByteWriter()
+    for element in elements { writer.write(bytes: try encode(element)) }
+    return writer.bytes
+  }
+
+  private static func encode(_ element: any Sendable) throws -> [UInt8] {
     guard let encodable = element as? any Encodable else {
       throw DistributionError.notCodable(boundary: "forEach", type: "\(type(of: element))")
     }

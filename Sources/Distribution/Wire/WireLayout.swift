@@ -110,7 +110,7 @@ extension Wire.HostMessage: WireCodable {
 
 extension Wire.WorkerMessage: WireCodable {
   /// The tags of the worker's messages.
-  static let tags: Set<UInt64> = [3, 4, 5, 7, 10, 11, 13]
+  static let tags: Set<UInt64> = [3, 4, 5, 7, 10, 11, 13, 14]
 
   func write(to writer: inout ByteWriter) {
     switch self {
@@ -129,6 +129,7 @@ extension Wire.WorkerMessage: WireCodable {
     case let .warning(run, message):
       writer.write(tag: 13, run)
       writer.write(message)
+    case let .dismiss(run): writer.write(tag: 14, run)
     }
   }
 
@@ -148,6 +149,7 @@ extension Wire.WorkerMessage: WireCodable {
         token: try reader.readUInt64(), revision: try reader.readUInt64(), key: try reader.readString(),
         bytes: try reader.readBytes())
     case 13: self = .warning(run: try reader.readUInt64(), message: try reader.readString())
+    case 14: self = .dismiss(run: try reader.readUInt64())
     case let tag where Wire.HostMessage.tags.contains(tag):
       throw .malformed("effect message tag \(tag) is one only the host sends, read where a worker's are expected")
     case let tag: throw .malformed("unknown effect message tag \(tag)")

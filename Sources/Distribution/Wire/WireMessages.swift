@@ -14,7 +14,7 @@ package enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 9
+  static let layoutVersion: UInt64 = 10
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action, or why it serves
@@ -195,6 +195,10 @@ package enum Wire {
     /// Effect body `run` raised a runtime warning, for the host to report where the proxy of
     /// `run` runs.
     case warning(run: UInt64, message: String)
+    /// Effect body `run` called `dismiss()` in a feature inside a presented destination or a
+    /// stack element that the host presents: the host's proxy of `run` dismisses it there, after
+    /// the actions `run` sent before.
+    case dismiss(run: UInt64)
   }
 
   /// What running an action on a slot at `baseVersion` gave: the slot is now at `version`,

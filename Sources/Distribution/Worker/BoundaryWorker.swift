@@ -138,13 +138,26 @@ private struct BoundaryFinder: BoundaryVisitor {
   let target: String
   let nesting: Nesting
   var makeServer: ((FramedConnection) throws -> any BoundaryServer)?
+  /// The boundaries seen so far whose children can dismiss themselves; a parent is visited
+  /// before the boundaries inside it.
+  private var dismissible: [String] = []
+
+  init(target: String, nesting: Nesting) {
+    self.target = target
+    self.nesting = nesting
+  }
 
   mutating func visit<Child: Reducer>(
     _ child: Child, at path: String, kind: BoundaryDescription.Kind
   ) {
+    if Child.self is any DismissibleBoundary.Type { dismissible.append(path) }
     guard path == target, makeServer == nil else { return }
+    // Inside a presented child, `dismiss()` reaches the presenting operator only on the host.
+    let forwardsDismissal = dismissible.contains { target.hasPrefix($0 + ".") }
     makeServer = { [target, nesting] effects in
-      guard !nesting.inner.entries.isEmpty else { return try ChildServer(child, boundary: target, effects: effects) }
+      guard !nesting.inner.entries.isEmpty else {
+        return try ChildServer(child, boundary: target, effects: effects, forwardsDismissal: forwardsDismissal)
+      }
       guard let command = nesting.command else {
         throw DistributionError.usage(
           "boundaries placed inside \(target) need its worker to start workers of its own, which a worker of "
@@ -157,7 +170,9 @@ private struct BoundaryFinder: BoundaryVisitor {
         onEvent: { event in reportUp("event: \(event)") },
         onOutput: { line in reportUp("[\(line.boundary) \(line.worker) \(line.stream.rawValue)] \(line.text)") })
       do {
-        return try ChildServer(composition.compose(child), boundary: target, effects: effects, nested: composition)
+        return try ChildServer(
+          composition.compose(child), boundary: target, effects: effects, forwardsDismissal: forwardsDismissal,
+          nested: composition)
       } catch {
         composition.shutdown()
         throw error
@@ -207,7 +222,10 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   private let nested: Composition?
   let hello: Wire.Hello
 
-  init(_ child: Child, boundary: String, effects: FramedConnection, nested: Composition? = nil) throws {
+  init(
+    _ child: Child, boundary: String, effects: FramedConnection, forwardsDismissal: Bool,
+    nested: Composition? = nil
+  ) throws {
     guard let states = ValueCoding(Child.State.self) else {
       throw DistributionError.notCodable(boundary: boundary, type: "\(Child.State.self)")
     }
@@ -216,7 +234,8 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     }
     self.states = states
     self.actions = actions
-    self.runner = try WorkerEffects(effects, standsInForWorkers: nested != nil)
+    self.runner = try WorkerEffects(
+      effects, standsInForWorkers: nested != nil, forwardsDismissal: forwardsDismissal)
     self.boundary = boundary
     self.nested = nested
     var base = DependencyValues.current.withFreshDefaults()

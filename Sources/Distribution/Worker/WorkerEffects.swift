@@ -64,6 +64,10 @@ final class WorkerEffects: Sendable {
   /// Where effect bodies run: it knows when they are all finished or waiting.
   private let executor = EffectExecutor()
 
+  /// Whether the child is inside a presented destination or a stack element whose presenting
+  /// operator runs in the host: then a body's `dismiss()` goes to the host (`Wire.WorkerMessage.dismiss`).
+  private let forwardsDismissal: Bool
+
   /// Who runs effect actions ahead of the host; held weakly, as it owns these effects.
   var precomputer: (any OutcomePrecomputer)? {
     get { reference.withLock { $0.precomputer } }
@@ -74,9 +78,11 @@ final class WorkerEffects: Sendable {
   private let standsInForWorkers: Bool
 
   /// The effects of `connection`; `standsInForWorkers` when this worker places boundaries in
-  /// workers of its own, whose effects' proxies are among its bodies.
-  init(_ connection: FramedConnection, standsInForWorkers: Bool = false) throws {
+  /// workers of its own, whose effects' proxies are among its bodies; `forwardsDismissal` when
+  /// the child is inside a presented destination or a stack element.
+  init(_ connection: FramedConnection, standsInForWorkers: Bool = false, forwardsDismissal: Bool = false) throws {
     self.standsInForWorkers = standsInForWorkers
+    self.forwardsDismissal = forwardsDismissal
     // The system starts reading before `self` exists; its handlers find `self` through this box.
     let box = WeakBox<WorkerEffects>()
     system = SocketActorSystem(connection: connection, onClose: { _ in box.value?.stop() })
@@ -204,16 +210,23 @@ final class WorkerEffects: Sendable {
   }
 
   private func start(_ run: UInt64, _ kept: Kept) {
+    let forwardsDismissal = forwardsDismissal
     let task = Task(executorPreference: executor) {
       // The body's warnings go to the host, to be reported where its proxy runs.
       let warn: @Sendable (RuntimeWarning) -> Void = { [weak self] warning in
         self?.handle(.warn(run: run, message: warning.message))
       }
+      let body: @Sendable () async -> Void = {
+        await kept.body { [weak self] bytes, action in
+          await self?.forward(bytes, action, from: run, slot: kept.slot)
+        }
+      }
       await withRuntimeWarningHandler(warn) {
         await Self.$currentRun.withValue(run) {
-          await kept.body { [weak self] bytes, action in
-            await self?.forward(bytes, action, from: run, slot: kept.slot)
-          }
+          guard forwardsDismissal else { return await body() }
+          // Returns once the host has it, after the actions the body sent before; the host's
+          // dismissal cancels the body, which sends nothing more that the host takes.
+          await DismissEffect.withDismissal({ [weak self] in _ = self?.handle(.dismiss(run: run)) }, operation: body)
         }
       }
       self.handle(.returned(run: run))

@@ -42,6 +42,8 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     case cancelSleep(token: UInt64)
     /// A body raised a runtime warning, for the host to report where its proxy runs.
     case warn(run: UInt64, message: String)
+    /// A body called `dismiss()`, for the host to dismiss the feature its proxy runs in.
+    case dismiss(run: UInt64)
     /// A reducer or body asks the host about a crossing dependency.
     case ask(revision: UInt64, key: String, question: [UInt8], Waiter)
     /// The executor ran out of work: every body is finished or waiting.
@@ -188,6 +190,8 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       return [.resume(waiter, .cancelled)]
     case let .warn(run, message):
       return send(.warning(run: run, message: message))
+    case let .dismiss(run):
+      return send(.dismiss(run: run))
     case let .ask(revision, key, question, waiter):
       guard !isClosed else { return [.resume(waiter, .answered(nil))] }
       nextQuestion += 1

@@ -77,6 +77,32 @@ public struct DismissEffect: Sendable {
   /// How the effect running now dismisses its feature: set by the operator that presented it.
   @TaskLocal static var dismissal: Dismissal?
 
+  /// Runs `operation` where `dismiss()` calls `dismiss` rather than warning: how a worker lets
+  /// an effect of a feature inside a presented one dismiss it, whose presenting operator runs
+  /// in the host.
+  ///
+  /// ```swift
+  /// await DismissEffect.withDismissal({ await askHostToDismiss() }) { await body(send) }
+  /// ```
+  package static func withDismissal(
+    _ dismiss: @escaping @Sendable () async -> Void, operation: () async -> Void
+  ) async {
+    await $dismissal.withValue(Dismissal(send: dismiss), operation: operation)
+  }
+
+  /// Dismisses through the dismissal of the effect running now, as `dismiss()` does, and
+  /// returns once the parent has handled it; false when nothing presented that effect. The
+  /// host's stand-in for a worker's effect calls it when the worker's `dismiss()` arrives.
+  ///
+  /// ```swift
+  /// if await !DismissEffect.dismissPresented() { warn("nothing to dismiss") }
+  /// ```
+  package static func dismissPresented() async -> Bool {
+    guard let dismissal else { return false }
+    await dismissal.send()
+    return true
+  }
+
   /// Sends the dismissal action of the feature whose effect is running. (A struct, not an
   /// optional closure: a task-local of optional async closure type crashed release builds made
   /// with cross-module optimization.)

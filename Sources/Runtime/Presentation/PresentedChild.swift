@@ -5,10 +5,11 @@
 ///
 /// `.dismiss` itself is handled by the operator, never by the child: it changes nothing here.
 ///
-/// The boundaries inside a presented child are not listed, so a placement cannot put one of
-/// them in a worker: `dismiss()` called by an effect there could not reach the dismissal that
-/// this reducer sets up in the process that runs it. Place the destination or the stack whole.
-struct PresentedChild<Child: Reducer>: Reducer {
+/// The boundaries inside a presented child are listed under the operator's own path, without a
+/// segment for `.presented` or the element (`destination.editor`, `path.detail`), as a user
+/// reads the action. A worker that serves one of them forwards `dismiss()` to the host, whose
+/// proxy of the effect dismisses through this reducer's dismissal (`DismissibleBoundary`).
+struct PresentedChild<Child: Reducer>: Reducer, DismissibleBoundary {
   let child: Child
 
   func reduce(

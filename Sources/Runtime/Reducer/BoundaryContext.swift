@@ -4,17 +4,21 @@ import Synchronization
 /// a composed root reducer, it runs the child at a boundary it places (in a worker process,
 /// for the distribution layer) and returns nil for one that runs here.
 package protocol BoundaryRunner: Sendable {
-  /// Runs `child` at the boundary `path` (dotted, from the root) on `state`, for the element
-  /// `element` of a `forEach` (nil elsewhere), and returns its effect; nil when the boundary
-  /// runs here, in this process, which leaves `state` as it was.
+  /// Runs `child` at the boundary `path` (dotted, from the root, as a user reads the action:
+  /// `"path.detail"`) on `state`, and returns its effect; nil when the boundary runs here, in
+  /// this process, which leaves `state` as it was. `elements` are the ids of the `forEach` and
+  /// stack elements from the root down to the child, the boundary's own last when it is a
+  /// `forEach` or a stack: empty for a boundary with one child, `[3]` for the child of stack
+  /// element 3 (at `"path"` as at `"path.detail"`), `[row, item]` for a `forEach` in a row.
   func reduce<Child: Reducer>(
-    _ child: Child, atBoundary path: String, element: (any Sendable)?,
+    _ child: Child, atBoundary path: String, elements: [any Sendable],
     into state: inout Child.State, action: Child.Action
   ) -> Effect<Child.Action>?
 
-  /// The child state of `element` (or the only child, when nil) at the boundary `path` left
-  /// this process's state.
-  func childRemoved(atBoundary path: String, element: (any Sendable)?)
+  /// The child at the boundary `path` with the element ids `elements` left this process's
+  /// state, and with it every child below it: of the boundaries under `path`, those whose
+  /// `elements` begin with these.
+  func childRemoved(atBoundary path: String, elements: [any Sendable])
 }
 
 /// Where a host's reducer is in the tree while it runs, and which boundaries below run
@@ -31,16 +35,20 @@ package struct BoundaryContext: Sendable {
   let placed: [String]
   /// The dotted path of the boundary being run, empty at the root.
   let path: String
+  /// The ids of the `forEach` and stack elements from the root down to the child being run:
+  /// a boundary inside a stack screen or a row is one per element, and says which.
+  let elements: [any Sendable]
 
   /// The context of a composed root reducer: `runner` runs the boundaries at `placed`.
   package init(runner: any BoundaryRunner, placed: [String]) {
-    self.init(runner: runner, placed: placed, path: "")
+    self.init(runner: runner, placed: placed, path: "", elements: [])
   }
 
-  private init(runner: any BoundaryRunner, placed: [String], path: String) {
+  private init(runner: any BoundaryRunner, placed: [String], path: String, elements: [any Sendable]) {
     self.runner = runner
     self.placed = placed
     self.path = path
+    self.elements = elements
     Self.isInUse.store(true, ordering: .releasing)
   }
 
@@ -52,22 +60,24 @@ package struct BoundaryContext: Sendable {
     into state: inout Child.State, action: Child.Action
   ) -> Effect<Child.Action> {
     let path = BoundaryPath.joining(path, name ?? BoundaryPath.unnamed)
-    if let effect = runner.reduce(child, atBoundary: path, element: element, into: &state, action: action) {
+    let elements = element.map { self.elements + [$0] } ?? self.elements
+    if let effect = runner.reduce(child, atBoundary: path, elements: elements, into: &state, action: action) {
       return effect
     }
     let inner = placed.contains { $0.hasPrefix(path + ".") }
-      ? BoundaryContext(runner: runner, placed: placed, path: path) : nil
+      ? BoundaryContext(runner: runner, placed: placed, path: path, elements: elements) : nil
     return Self.$current.withValue(inner) { child.reduce(into: &state, action: action) }
   }
 
   /// Tells the runner that the child state of `element` (or its only child) at the boundary
-  /// `name` left the host's state. Nothing to do in a plain store.
+  /// `name` left the host's state, with every child inside it. Nothing to do in a plain store.
   static func childRemoved(
     atBoundary name: @autoclosure () -> String?, element: @autoclosure () -> (any Sendable)? = nil
   ) {
     guard let context = current else { return }
     let path = BoundaryPath.joining(context.path, name() ?? BoundaryPath.unnamed)
-    context.runner.childRemoved(atBoundary: path, element: element())
+    let elements = element().map { context.elements + [$0] } ?? context.elements
+    context.runner.childRemoved(atBoundary: path, elements: elements)
   }
 }
 

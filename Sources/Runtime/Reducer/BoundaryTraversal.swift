@@ -137,7 +137,25 @@ extension PresentedChild: BoundaryStandIn {
   static var standsInFor: Any.Type { Child.self }
 }
 
-/// A presented destination is an `ifLet` boundary: its worker is retired when it is dismissed.
+/// The boundaries inside a presented destination or a stack element are listed and placeable,
+/// under the operator's path: `destination.editor`, `path.detail`.
+extension PresentedChild: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    visitBoundaries(of: child, under: prefix, with: &visitor)
+  }
+}
+
+/// The child of a boundary whose effects can dismiss it: a presented destination or a stack
+/// element. A visitor that sees one at `path` knows that `dismiss()` inside any boundary below
+/// `path` dismisses through it.
+///
+/// ```swift
+/// let dismissible = Child.self is any DismissibleBoundary.Type
+/// ```
+package protocol DismissibleBoundary {}
+
+/// A presented destination is an `ifLet` boundary: its worker is retired when it is dismissed,
+/// and the boundaries inside it are listed under its path.
 extension _PresentationReducer: BoundaryContainer {
   func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
     traverseBoundary(
@@ -148,7 +166,8 @@ extension _PresentationReducer: BoundaryContainer {
 }
 
 /// A navigation stack is a `forEach` boundary: its elements can be spread over a pool, and a
-/// popped element's worker forgets it.
+/// popped element's worker forgets it; the boundaries inside its screens are listed under its
+/// path, one child per element.
 extension _StackReducer: BoundaryContainer {
   func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
     traverseBoundary(
