@@ -82,6 +82,7 @@ public enum ExampleApp {
       actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],
       reducer: Payload.init),
     .lobby,
+    .errands,
   ]
 
   /// The example app called `name`, if there is one.
@@ -98,4 +99,26 @@ extension ScriptedApp {
     initialState: Lobby.State(),
     actions: [.stampTapped, .desk(.sign("Blob")), .desk(.greet("Blob")), .desk(.signFormatted("blob jr"))],
     reducer: Lobby.init)
+}
+
+extension ScriptedApp {
+  /// The errands app through each of its tabs, live: the server's latency and refusals come
+  /// from each question, the pauses before saving and the server's answers from the clock.
+  static let errands = ScriptedApp(
+    "errands", summary: "Shaped like a real app: tabs, saving rows, a sheet, a stack, an async API, timers",
+    initialState: Errands.State(),
+    actions: [
+      .list(.view(.addButtonTapped(title: "Bread"))),
+      .list(.rows(.element(id: 0, action: .view(.titleChanged("Oat milk"))))),
+      .list(.view(.errandTapped(id: 1))),
+      .list(.destination(.presented(.detail(.checklist(.addItemTapped("A book of stamps")))))),
+      .list(.destination(.presented(.detail(.checklist(.itemToggled(id: 0)))))),
+      .list(.destination(.presented(.detail(.view(.saveTapped))))),
+      .tabSelected(.trips), .trips(.view(.planTripTapped)),
+      .trips(.path(.element(id: 0, action: .trip(.view(.task))))),
+      .trips(.path(.element(id: 0, action: .trip(.view(.stopTapped("Oat milk")))))),
+      .trips(.path(.element(id: 1, action: .stop(.visitedTapped)))),
+      .trips(.path(.element(id: 0, action: .trip(.view(.finishTapped))))),
+      .tabSelected(.sync), .sync(.view(.syncNowTapped)),
+    ], reducer: Errands.init)
 }
