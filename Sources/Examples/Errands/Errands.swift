@@ -39,7 +39,7 @@ public struct Errands: Reducer, Sendable {
 
   /// The errands a new app starts with.
   public static let starters = [
-    Errand(id: 0, title: "Milk", revision: 1), Errand(id: 1, title: "Stamps", revision: 1),
+    Errand(id: 0, title: "Milk", revision: 1), Errand(id: 1, title: "Bread", revision: 1),
   ]
 
   public init() {}
