@@ -2,6 +2,7 @@ import Bulkhead
 import BulkheadTesting
 import ExampleScripts
 import Examples
+import Foundation
 import Testing
 
 /// The errands app's features one by one, in one process, with the fake server's answers
@@ -476,5 +477,47 @@ import Testing
     let clock = TestClock()
     let store = TestStore(initialState: Errands.State()) { Errands() } withDependencies: { $0.continuousClock = clock }
     await ExampleScripts.errandsTimers(store, clock: clock)
+  }
+}
+
+/// The API client goes through `Codable` questions and answers, as it must to be answered by
+/// another process.
+@Suite struct ErrandsAPITests {
+  /// A server of closures: it refuses a route on the first attempt.
+  static let server = ErrandsAPI(
+    save: { errand, _ in Errand(id: errand.id, title: errand.title, isDone: errand.isDone, revision: errand.revision + 1) },
+    create: { Errand(id: $0, title: $1) },
+    route: { stops, attempt in
+      guard attempt > 0 else { throw APIError.unavailable }
+      return stops.reversed()
+    },
+    status: { since, _ in ServerStatus(version: since + 1, message: "ok") })
+
+  /// A client whose questions, answers and errors go through JSON to `server`, as they would
+  /// to another process.
+  static let overJSON = ErrandsAPI { question in
+    let asked = try JSONDecoder().decode(ErrandsAPI.Question.self, from: JSONEncoder().encode(question))
+    do {
+      let answer = try await server.answer(asked)
+      return try JSONDecoder().decode(ErrandsAPI.Answer.self, from: JSONEncoder().encode(answer))
+    } catch let error as APIError {
+      throw try JSONDecoder().decode(APIError.self, from: JSONEncoder().encode(error))
+    }
+  }
+
+  @Test func aClientAskingOverJSONAnswersAsTheServerItAsks() async throws {
+    let milk = Errand(id: 0, title: "Milk", revision: 1)
+    #expect(try await Self.overJSON.save(milk, 0) == Errand(id: 0, title: "Milk", revision: 2))
+    #expect(try await Self.overJSON.create(3, "Tea") == Errand(id: 3, title: "Tea"))
+    #expect(try await Self.overJSON.route(["Milk", "Tea"], 1) == ["Tea", "Milk"])
+    #expect(try await Self.overJSON.status(4, 0) == ServerStatus(version: 5, message: "ok"))
+    await #expect(throws: APIError.unavailable) { try await Self.overJSON.route(["Milk"], 0) }
+  }
+
+  @Test func anAnswerOfTheWrongKindIsAnError() async {
+    let confused = ErrandsAPI { _ in .route([]) }
+    await #expect(throws: APIError.unexpectedAnswer(question: "status(since: 0, attempt: 0)", answer: "route([])")) {
+      try await confused.status(0, 0)
+    }
   }
 }
