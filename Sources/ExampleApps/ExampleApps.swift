@@ -88,6 +88,7 @@ public enum ExampleApp {
       actions: [
         .profile(.nameChanged("Blob")), .profile(.avatar(.edited)), .profile(.avatar(.uploadTapped)),
       ], reducer: Account.init),
+    .errands,
   ]
 
   /// The example app called `name`, if there is one.
@@ -104,4 +105,31 @@ extension ScriptedApp {
     initialState: Lobby.State(),
     actions: [.stampTapped, .desk(.sign("Blob")), .desk(.greet("Blob")), .desk(.signFormatted("blob jr"))],
     reducer: Lobby.init)
+}
+
+extension ScriptedApp {
+  /// The errands app through each of its tabs, live, as `ExampleScripts.errands` tests it:
+  /// the server refuses a row's save, the detail's save and a trip's route once each, and the
+  /// script answers each alert with "Try again". Latencies and refusals come from each
+  /// question (`FakeServer`), the pauses and the server's answers from the clock.
+  static let errands = ScriptedApp(
+    "errands", summary: "Shaped like a real app: tabs, saving rows, a sheet, a stack, an async API, timers",
+    initialState: Errands.State(),
+    actions: [
+      .list(.view(.addButtonTapped(title: "Stamps"))),
+      .list(.rows(.element(id: 0, action: .view(.titleChanged("Oat milk"))))),
+      .list(.destination(.presented(.alert(.retrySave(id: 0))))),
+      .list(.view(.errandTapped(id: 1))),
+      .list(.destination(.presented(.detail(.checklist(.addItemTapped("Wholemeal")))))),
+      .list(.destination(.presented(.detail(.checklist(.itemToggled(id: 0)))))),
+      .list(.destination(.presented(.detail(.view(.saveTapped))))),
+      .list(.destination(.presented(.detail(.alert(.presented(.retrySaveTapped)))))),
+      .tabSelected(.trips), .trips(.view(.planTripTapped)),
+      .trips(.path(.element(id: 0, action: .trip(.view(.task))))),
+      .trips(.path(.element(id: 0, action: .trip(.alert(.presented(.retryTapped)))))),
+      .trips(.path(.element(id: 0, action: .trip(.view(.stopTapped("Stamps")))))),
+      .trips(.path(.element(id: 1, action: .stop(.visitedTapped)))),
+      .trips(.path(.element(id: 0, action: .trip(.view(.finishTapped))))),
+      .tabSelected(.sync), .sync(.view(.syncNowTapped)),
+    ], reducer: Errands.init)
 }
