@@ -3,6 +3,7 @@ import BulkheadDistribution
 import BulkheadTesting
 import Examples
 import Foundation
+import Synchronization
 import TestThreads
 import Testing
 import Transport
@@ -138,8 +139,9 @@ import TransportTestSupport
     try expectNothingLeft(after: composition, workers: [successor, innerSuccessor])
   }
 
-  /// The middle worker killed every few hundred actions, and the inner one in between, over
-  /// ten thousand actions two levels down: every action is applied once, as in one process.
+  /// Ten thousand actions two levels down while another thread kills the middle worker, then
+  /// the inner one, each time 250 more actions have gone, wherever the action in flight is:
+  /// every action is applied once, as in one process.
   @Test func aMiddleWorkerKilledAgainAndAgainLosesAndDoublesNothing() async throws {
     let composition = try composition(
       app: "account", placement: Self.placement,
@@ -147,25 +149,67 @@ import TransportTestSupport
     defer { composition.shutdown() }
     let local = Store(initialState: Account.State()) { Account() }
     let remote = Store(initialState: Account.State()) { composition.compose(Account()) }
-    var kills = 0
+    let killer = Killer(composition)
     for step in 0..<10_000 {
-      if step % 500 == 250, let outer = composition.processes.first?.pids.first {
-        composition.killWorker(of: "profile")
-        _ = ProcessWatch.waitForExit(of: outer, milliseconds: 5_000)
-        kills += 1
-      } else if step % 500 == 0, let outer = composition.processes.first?.pids.first,
-        let inner = innerWorkers(of: outer).first?.pid
-      {
-        kill(inner, SIGKILL)
-        kills += 1
-      }
+      if step % 250 == 125 { killer.due.signal() }
       let action: Account.Action = step % 10 == 9 ? .profile(.nameChanged("name \(step)")) : .profile(.avatar(.edited))
       local.send(action)
       remote.send(action)
     }
-    #expect(kills >= 30)
+    let kills = killer.stop()
+    #expect(kills.middle >= 15 && kills.inner >= 15, "\(kills)")
     #expect(remote.state.profile.avatar.edits == 9_000)
     #expect(remote.state == local.state)
+  }
+
+  /// A thread that kills, each time it is due, the middle worker and the inner one in turn.
+  private final class Killer: Sendable {
+    let due = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let isDone = Mutex(false)
+    private let kills = Mutex((middle: 0, inner: 0))
+
+    init(_ composition: Composition) {
+      Thread { [self] in
+        var round = 0
+        while true {
+          due.wait()
+          if isDone.withLock({ $0 }) { break }
+          round += 1
+          guard let outer = composition.processes.first?.pids.first else { continue }
+          if round % 2 == 1 {
+            if kill(outer, SIGKILL) == 0 { kills.withLock { $0.middle += 1 } }
+          } else if let inner = innerWorkers(of: outer).first?.pid, kill(inner, SIGKILL) == 0 {
+            kills.withLock { $0.inner += 1 }
+          }
+        }
+        finished.signal()
+      }.start()
+    }
+
+    /// Stops the thread and returns how many of each it killed.
+    func stop() -> (middle: Int, inner: Int) {
+      isDone.withLock { $0 = true }
+      due.signal()
+      finished.wait()
+      return kills.withLock { $0 }
+    }
+  }
+
+  @Test func psShowsTheInnerWorkerIndentedUnderItsParent() throws {
+    let compose = try Compose()
+    defer { compose.cleanUp() }
+    #expect(try compose("up", "account", compose.placement(Self.placement)).status == 0)
+    let ps = try compose("ps", "account")
+    #expect(ps.status == 0, "\(ps)")
+    let rows = ps.output.split(separator: "\n")
+    let host = try #require(rows.first { $0.hasPrefix("(host) ") }?.split(separator: " "))
+    let outer = try #require(rows.first { $0.hasPrefix("profile ") }?.split(separator: " "))
+    let inner = try #require(rows.first { $0.hasPrefix("  profile.avatar ") }?.split(separator: " "), "\(ps.output)")
+    // The last column is the parent's pid: the host's for the outer worker, the outer's for the inner.
+    #expect(inner.last == outer[2])
+    #expect(outer.last == host[2])
+    #expect(try compose("down", "account").status == 0)
   }
 
   /// Shuts `composition` down and checks that `workers` have exited and left no socket
