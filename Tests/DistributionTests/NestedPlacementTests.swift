@@ -160,6 +160,9 @@ import TransportTestSupport
     #expect(kills.middle >= 15 && kills.inner >= 15, "\(kills)")
     #expect(remote.state.profile.avatar.edits == 9_000)
     #expect(remote.state == local.state)
+    // Every worker killed and its successors: gone after shutdown, with their directories.
+    let last = composition.processes.first?.pids.first.map { [$0] + innerWorkers(of: $0).map(\.pid) } ?? []
+    try expectNothingLeft(after: composition, workers: killer.seen + last)
   }
 
   /// A thread that kills, each time it is due, the middle worker and the inner one in turn.
@@ -168,6 +171,10 @@ import TransportTestSupport
     private let finished = DispatchSemaphore(value: 0)
     private let isDone = Mutex(false)
     private let kills = Mutex((middle: 0, inner: 0))
+    private let seenPIDs = Mutex<[Int32]>([])
+
+    /// The workers it saw, killed or not.
+    var seen: [Int32] { seenPIDs.withLock { $0 } }
 
     init(_ composition: Composition) {
       Thread { [self] in
@@ -177,9 +184,11 @@ import TransportTestSupport
           if isDone.withLock({ $0 }) { break }
           round += 1
           guard let outer = composition.processes.first?.pids.first else { continue }
+          let inner = innerWorkers(of: outer).first?.pid
+          seenPIDs.withLock { $0 += [outer] + (inner.map { [$0] } ?? []) }
           if round % 2 == 1 {
             if kill(outer, SIGKILL) == 0 { kills.withLock { $0.middle += 1 } }
-          } else if let inner = innerWorkers(of: outer).first?.pid, kill(inner, SIGKILL) == 0 {
+          } else if let inner, kill(inner, SIGKILL) == 0 {
             kills.withLock { $0.inner += 1 }
           }
         }
