@@ -1,5 +1,5 @@
 import Bulkhead
-import BulkheadDistribution
+@testable import BulkheadDistribution
 import BulkheadTesting
 import Examples
 import Foundation
@@ -19,6 +19,19 @@ import TransportTestSupport
   /// The `n`th UUID of an incrementing generator.
   static func uuid(_ n: Int) -> UUID {
     UUID(uuidString: "00000000-0000-0000-0000-\(String(format: "%012x", n))")!
+  }
+
+  @Test func theEntriesInsideABoundaryTravelAsOneLineWithTheirSettingsAndPolicy() throws {
+    let placement = try Placement(
+      parsing: "profile\nprofile.avatar deadline 300ms startup 5s\nsettings\n", file: "account.placement")
+    let policy = RestartPolicy(maximumRestarts: 7, within: .seconds(30))
+    let inner = InnerPlacement(inside: "profile", of: placement, policy: policy)
+    #expect(inner.entries == [Placement.Entry(path: "profile.avatar", deadline: .milliseconds(300), startupDeadline: .seconds(5), line: 2)])
+    #expect(!inner.brief.isEmpty && !inner.brief.contains { $0.isNewline })
+    #expect(try InnerPlacement(brief: inner.brief) == inner)
+    #expect(InnerPlacement(inside: "settings", of: placement, policy: policy).brief == "")
+    #expect(try InnerPlacement(brief: "").entries.isEmpty)
+    #expect(throws: DistributionError.self) { try InnerPlacement(brief: "not a placement") }
   }
 
   @Test func theInnerWorkerIsAChildOfTheOuterWorkerAndTheHostSeesOnlyTheOuter() async throws {
@@ -115,6 +128,26 @@ import TransportTestSupport
     #expect(composition.processes.first?.pids == [outer])
     #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
     try expectNothingLeft(after: composition, workers: [outer, successor])
+  }
+
+  @Test func theHostsRestartPolicyHoldsForTheInnerWorkers() async throws {
+    let output = EventLog<WorkerOutput>()
+    let composition = try Composition(
+      root: Account(), placement: Placement(parsing: Self.placement, file: "account.placement"),
+      command: .executable(workerExecutable, app: "account"),
+      restartPolicy: RestartPolicy(maximumRestarts: 0, within: .seconds(60)), onOutput: output.append)
+    defer { composition.shutdown() }
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    store.send(.profile(.avatar(.edited)))
+    let outer = try #require(composition.processes.first?.pids.first)
+    let inner = try #require(innerWorkers(of: outer).first?.pid)
+    kill(inner, SIGKILL)
+    #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
+    store.send(.profile(.avatar(.edited)))
+    // No restart allowed: the outer worker gave the inner boundary up, and said so.
+    #expect(await output.first { $0.text.contains("boundary profile.avatar failed") } != nil)
+    #expect(store.state.profile.avatar.edits == 1)
+    #expect(innerWorkers(of: outer).isEmpty)
   }
 
   @Test func aKilledMiddleWorkerRestartsWithItsSubtreeAndNothingCommittedIsLost() async throws {

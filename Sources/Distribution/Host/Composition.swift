@@ -72,22 +72,22 @@ public final class Composition: Sendable {
   }
 
   /// The composition a worker of the placed boundary `outer` runs for the boundaries placed
-  /// inside it (`placement`, checked by the host), with `child`, the reducer it serves, as
-  /// its root: it starts and supervises their workers as a host does. Paths stay the app's,
-  /// so that events and workers name `outer.inner`.
+  /// inside it (`inner`, checked by the host), with `child`, the reducer it serves, as its
+  /// root: it starts and supervises their workers as a host does. Paths stay the app's, so
+  /// that events and workers name `outer.inner`.
   ///
   /// ```swift
-  /// let inner = try Composition(nestedIn: "profile", child: Profile(), placement: placement, command: command)
+  /// let nested = try Composition(nestedIn: "profile", child: Profile(), inner: inner, command: command)
   /// ```
-  package convenience init<Child: Reducer>(
-    nestedIn outer: String, child: Child, placement: Placement, command: WorkerCommand,
+  convenience init<Child: Reducer>(
+    nestedIn outer: String, child: Child, inner: InnerPlacement, command: WorkerCommand,
     onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
     onOutput: @escaping @Sendable (WorkerOutput) -> Void = { _ in }
   ) throws {
     var checker = BoundaryTypes()
     visitBoundaries(of: child, under: outer, with: &checker)
     try self.init(
-      checked: checker, under: outer, placement: placement, command: command, restartPolicy: .standard,
+      checked: checker, under: outer, placement: inner.placement, command: command, restartPolicy: inner.restartPolicy,
       recordsTimings: false, instrument: nil, onEvent: onEvent, onOutput: onOutput)
   }
 
@@ -132,7 +132,7 @@ public final class Composition: Sendable {
       let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
         templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
-        inner: InnerPlacement(inside: boundary, of: placement),
+        inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
