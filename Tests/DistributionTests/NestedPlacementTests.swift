@@ -130,6 +130,30 @@ import TransportTestSupport
     try expectNothingLeft(after: composition, workers: [outer, successor])
   }
 
+  @Test func aStalledInnerWorkerIsGivenUpByTheOuterBeforeTheHostGivesUpTheOuter() async throws {
+    let events = Events()
+    let output = EventLog<WorkerOutput>()
+    // The host's deadline for the outer worker is 500 ms; the outer's for the inner, 450 ms.
+    let composition = try Composition(
+      root: Account(),
+      placement: Placement(parsing: "profile deadline 500ms\nprofile.avatar deadline 450ms\n", file: "account.placement"),
+      command: .executable(workerExecutable, app: "account"), onEvent: events.append, onOutput: output.append)
+    defer { composition.shutdown() }
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    store.send(.profile(.avatar(.edited)))
+    let outer = try #require(composition.processes.first?.pids.first)
+    let inner = try #require(innerWorkers(of: outer).first?.pid)
+    kill(inner, SIGSTOP)
+    store.send(.profile(.avatar(.edited)))
+    #expect(store.state.profile.avatar.edits == 2)
+    // The host waited the outer's deadline and the inner's: the outer gave the inner up and
+    // ran the action in its successor, and the host's worker went on.
+    #expect(composition.processes.first?.pids == [outer])
+    #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
+    #expect(await output.first { $0.text.contains("restarted for profile.avatar") } != nil)
+    #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
+  }
+
   @Test func theHostsRestartPolicyHoldsForTheInnerWorkers() async throws {
     let output = EventLog<WorkerOutput>()
     let composition = try Composition(

@@ -131,8 +131,8 @@ public final class Composition: Sendable {
       guard let expected = checker.greetings[boundary] else { continue }
       let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
-        templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
-        inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
+        templates: templates, deadline: entry.deadline + Self.allowance(inside: boundary, of: placement),
+        startupDeadline: entry.startupDeadline, inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
@@ -151,6 +151,16 @@ public final class Composition: Sendable {
       shutdown()
       throw error
     }
+  }
+
+  /// How much longer than its own deadline the worker of `outer` may take to answer, for the
+  /// boundaries placed inside it: at each level below, a worker may wait for a stalled one the
+  /// stalled one's deadline before it gives it up and starts another, so that the nearest
+  /// parent gives a stalled worker up, not a worker further up with all its subtree.
+  private static func allowance(inside outer: String, of placement: Placement) -> Duration {
+    let inside = placement.entries.filter { $0.path.hasPrefix(outer + ".") }
+    let nearest = inside.filter { entry in !inside.contains { entry.path.hasPrefix($0.path + ".") } }
+    return nearest.map { $0.deadline + allowance(inside: $0.path, of: placement) }.max() ?? .zero
   }
 
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.
