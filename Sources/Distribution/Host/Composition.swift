@@ -182,7 +182,8 @@ public final class Composition: Sendable {
     return BoundaryContext(runner: PlacedBoundaries(remotes: local), placed: Array(local.keys))
   }
 
-  /// The placed boundaries and their workers' pids, in placement order.
+  /// The placed boundaries whose workers this composition starts, and their pids, in
+  /// placement order: a boundary placed inside another is its outer worker's, not listed.
   ///
   /// ```swift
   /// for process in composition.processes { print(process.boundary, process.pids) }
@@ -204,7 +205,8 @@ public final class Composition: Sendable {
   /// boundary is in the host.
   package var socketDirectory: String? { directory?.path }
 
-  /// What has crossed `boundary` so far; nil when it is not placed in workers.
+  /// What has crossed `boundary` so far; nil when no worker of this composition serves it (it
+  /// is in the host, or placed inside another placed boundary, whose worker counts it).
   ///
   /// ```swift
   /// #expect(composition.statistics(of: "composer")?.actions == 1)
