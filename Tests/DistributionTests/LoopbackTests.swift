@@ -30,6 +30,17 @@ import Testing
     #expect(composition.processes.first?.pids == [getpid()])
   }
 
+  @Test func aBoundaryPlacedInsideAPlacedOneRunsInALoopbackOfTheOuterLoopback() async throws {
+    let composition = try loopback({ Account() }, placement: "profile\nprofile.avatar\n")
+    defer { composition.shutdown() }
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    store.send(.profile(.avatar(.edited)))
+    await store.send(.profile(.avatar(.uploadTapped))).finish()
+    #expect(store.state.profile.avatar.uploadedEdits == 1)
+    #expect(store.state.profile.uploadsSeen == 1 && store.state.uploadsSeen == 1)
+    #expect(composition.processes.map(\.boundary) == ["profile"])
+  }
+
   @Test func effectActionsStreamThroughTheEndpointsWithTheirOutcomes() async throws {
     let composition = try loopback({ Payload() }, placement: "store\n")
     defer { composition.shutdown() }

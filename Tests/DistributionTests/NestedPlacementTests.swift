@@ -1,8 +1,9 @@
 import Bulkhead
-import BulkheadDistribution
+@testable import BulkheadDistribution
 import BulkheadTesting
 import Examples
 import Foundation
+import Synchronization
 import TestThreads
 import Testing
 import Transport
@@ -18,6 +19,19 @@ import TransportTestSupport
   /// The `n`th UUID of an incrementing generator.
   static func uuid(_ n: Int) -> UUID {
     UUID(uuidString: "00000000-0000-0000-0000-\(String(format: "%012x", n))")!
+  }
+
+  @Test func theEntriesInsideABoundaryTravelAsOneLineWithTheirSettingsAndPolicy() throws {
+    let placement = try Placement(
+      parsing: "profile\nprofile.avatar deadline 300ms startup 5s\nsettings\n", file: "account.placement")
+    let policy = RestartPolicy(maximumRestarts: 7, within: .seconds(30))
+    let inner = InnerPlacement(inside: "profile", of: placement, policy: policy)
+    #expect(inner.entries == [Placement.Entry(path: "profile.avatar", deadline: .milliseconds(300), startupDeadline: .seconds(5), line: 2)])
+    #expect(!inner.brief.isEmpty && !inner.brief.contains { $0.isNewline })
+    #expect(try InnerPlacement(brief: inner.brief) == inner)
+    #expect(InnerPlacement(inside: "settings", of: placement, policy: policy).brief == "")
+    #expect(try InnerPlacement(brief: "").entries.isEmpty)
+    #expect(throws: DistributionError.self) { try InnerPlacement(brief: "not a placement") }
   }
 
   @Test func theInnerWorkerIsAChildOfTheOuterWorkerAndTheHostSeesOnlyTheOuter() async throws {
@@ -116,6 +130,50 @@ import TransportTestSupport
     try expectNothingLeft(after: composition, workers: [outer, successor])
   }
 
+  @Test func aStalledInnerWorkerIsGivenUpByTheOuterBeforeTheHostGivesUpTheOuter() async throws {
+    let events = Events()
+    let output = EventLog<WorkerOutput>()
+    // The host's deadline for the outer worker is 500 ms; the outer's for the inner, 450 ms.
+    let composition = try Composition(
+      root: Account(),
+      placement: Placement(parsing: "profile deadline 500ms\nprofile.avatar deadline 450ms\n", file: "account.placement"),
+      command: .executable(workerExecutable, app: "account"), onEvent: events.append, onOutput: output.append)
+    defer { composition.shutdown() }
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    store.send(.profile(.avatar(.edited)))
+    let outer = try #require(composition.processes.first?.pids.first)
+    let inner = try #require(innerWorkers(of: outer).first?.pid)
+    kill(inner, SIGSTOP)
+    store.send(.profile(.avatar(.edited)))
+    #expect(store.state.profile.avatar.edits == 2)
+    // The host waited the outer's deadline and the inner's: the outer gave the inner up and
+    // ran the action in its successor, and the host's worker went on.
+    #expect(composition.processes.first?.pids == [outer])
+    #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
+    #expect(await output.first { $0.text.contains("restarted for profile.avatar") } != nil)
+    #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
+  }
+
+  @Test func theHostsRestartPolicyHoldsForTheInnerWorkers() async throws {
+    let output = EventLog<WorkerOutput>()
+    let composition = try Composition(
+      root: Account(), placement: Placement(parsing: Self.placement, file: "account.placement"),
+      command: .executable(workerExecutable, app: "account"),
+      restartPolicy: RestartPolicy(maximumRestarts: 0, within: .seconds(60)), onOutput: output.append)
+    defer { composition.shutdown() }
+    let store = Store(initialState: Account.State()) { composition.compose(Account()) }
+    store.send(.profile(.avatar(.edited)))
+    let outer = try #require(composition.processes.first?.pids.first)
+    let inner = try #require(innerWorkers(of: outer).first?.pid)
+    kill(inner, SIGKILL)
+    #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
+    store.send(.profile(.avatar(.edited)))
+    // No restart allowed: the outer worker gave the inner boundary up, and said so.
+    #expect(await output.first { $0.text.contains("boundary profile.avatar failed") } != nil)
+    #expect(store.state.profile.avatar.edits == 1)
+    #expect(innerWorkers(of: outer).isEmpty)
+  }
+
   @Test func aKilledMiddleWorkerRestartsWithItsSubtreeAndNothingCommittedIsLost() async throws {
     let events = Events()
     let composition = try composition(app: "account", placement: Self.placement, events: events)
@@ -138,8 +196,9 @@ import TransportTestSupport
     try expectNothingLeft(after: composition, workers: [successor, innerSuccessor])
   }
 
-  /// The middle worker killed every few hundred actions, and the inner one in between, over
-  /// ten thousand actions two levels down: every action is applied once, as in one process.
+  /// Ten thousand actions two levels down while another thread kills the middle worker, then
+  /// the inner one, each time 250 more actions have gone, wherever the action in flight is:
+  /// every action is applied once, as in one process.
   @Test func aMiddleWorkerKilledAgainAndAgainLosesAndDoublesNothing() async throws {
     let composition = try composition(
       app: "account", placement: Self.placement,
@@ -147,25 +206,76 @@ import TransportTestSupport
     defer { composition.shutdown() }
     let local = Store(initialState: Account.State()) { Account() }
     let remote = Store(initialState: Account.State()) { composition.compose(Account()) }
-    var kills = 0
+    let killer = Killer(composition)
     for step in 0..<10_000 {
-      if step % 500 == 250, let outer = composition.processes.first?.pids.first {
-        composition.killWorker(of: "profile")
-        _ = ProcessWatch.waitForExit(of: outer, milliseconds: 5_000)
-        kills += 1
-      } else if step % 500 == 0, let outer = composition.processes.first?.pids.first,
-        let inner = innerWorkers(of: outer).first?.pid
-      {
-        kill(inner, SIGKILL)
-        kills += 1
-      }
+      if step % 250 == 125 { killer.due.signal() }
       let action: Account.Action = step % 10 == 9 ? .profile(.nameChanged("name \(step)")) : .profile(.avatar(.edited))
       local.send(action)
       remote.send(action)
     }
-    #expect(kills >= 30)
+    let kills = killer.stop()
+    #expect(kills.middle >= 15 && kills.inner >= 15, "\(kills)")
     #expect(remote.state.profile.avatar.edits == 9_000)
     #expect(remote.state == local.state)
+    // Every worker killed and its successors: gone after shutdown, with their directories.
+    let last = composition.processes.first?.pids.first.map { [$0] + innerWorkers(of: $0).map(\.pid) } ?? []
+    try expectNothingLeft(after: composition, workers: killer.seen + last)
+  }
+
+  /// A thread that kills, each time it is due, the middle worker and the inner one in turn.
+  private final class Killer: Sendable {
+    let due = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let isDone = Mutex(false)
+    private let kills = Mutex((middle: 0, inner: 0))
+    private let seenPIDs = Mutex<[Int32]>([])
+
+    /// The workers it saw, killed or not.
+    var seen: [Int32] { seenPIDs.withLock { $0 } }
+
+    init(_ composition: Composition) {
+      Thread { [self] in
+        var round = 0
+        while true {
+          due.wait()
+          if isDone.withLock({ $0 }) { break }
+          round += 1
+          guard let outer = composition.processes.first?.pids.first else { continue }
+          let inner = innerWorkers(of: outer).first?.pid
+          seenPIDs.withLock { $0 += [outer] + (inner.map { [$0] } ?? []) }
+          if round % 2 == 1 {
+            if kill(outer, SIGKILL) == 0 { kills.withLock { $0.middle += 1 } }
+          } else if let inner, kill(inner, SIGKILL) == 0 {
+            kills.withLock { $0.inner += 1 }
+          }
+        }
+        finished.signal()
+      }.start()
+    }
+
+    /// Stops the thread and returns how many of each it killed.
+    func stop() -> (middle: Int, inner: Int) {
+      isDone.withLock { $0 = true }
+      due.signal()
+      finished.wait()
+      return kills.withLock { $0 }
+    }
+  }
+
+  @Test func psShowsTheInnerWorkerIndentedUnderItsParent() throws {
+    let compose = try Compose()
+    defer { compose.cleanUp() }
+    #expect(try compose("up", "account", compose.placement(Self.placement)).status == 0)
+    let ps = try compose("ps", "account")
+    #expect(ps.status == 0, "\(ps)")
+    let rows = ps.output.split(separator: "\n")
+    let host = try #require(rows.first { $0.hasPrefix("(host) ") }?.split(separator: " "))
+    let outer = try #require(rows.first { $0.hasPrefix("profile ") }?.split(separator: " "))
+    let inner = try #require(rows.first { $0.hasPrefix("  profile.avatar ") }?.split(separator: " "), "\(ps.output)")
+    // The last column is the parent's pid: the host's for the outer worker, the outer's for the inner.
+    #expect(inner.last == outer[2])
+    #expect(outer.last == host[2])
+    #expect(try compose("down", "account").status == 0)
   }
 
   /// Shuts `composition` down and checks that `workers` have exited and left no socket

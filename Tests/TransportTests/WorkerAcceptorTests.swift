@@ -56,7 +56,7 @@ import Transport
     let listener = try UnixListener(path: directory.path(for: "sleeper"))
     let secret = LaunchSecret.random()
     let worker = try WorkerProcess(
-      name: "sleeper", executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "read a; read b; read c; exit 5"],
+      name: "sleeper", executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", "read a; read b; read c; read d; exit 5"],
       socketPath: listener.path, secret: secret) { _ in }
 
     #expect(throws: TransportError.timedOut(path: listener.path, milliseconds: 200)) {

@@ -72,22 +72,22 @@ public final class Composition: Sendable {
   }
 
   /// The composition a worker of the placed boundary `outer` runs for the boundaries placed
-  /// inside it (`placement`, checked by the host), with `child`, the reducer it serves, as
-  /// its root: it starts and supervises their workers as a host does. Paths stay the app's,
-  /// so that events and workers name `outer.inner`.
+  /// inside it (`inner`, checked by the host), with `child`, the reducer it serves, as its
+  /// root: it starts and supervises their workers as a host does. Paths stay the app's, so
+  /// that events and workers name `outer.inner`.
   ///
   /// ```swift
-  /// let inner = try Composition(nestedIn: "profile", child: Profile(), placement: placement, command: command)
+  /// let nested = try Composition(nestedIn: "profile", child: Profile(), inner: inner, command: command)
   /// ```
-  package convenience init<Child: Reducer>(
-    nestedIn outer: String, child: Child, placement: Placement, command: WorkerCommand,
+  convenience init<Child: Reducer>(
+    nestedIn outer: String, child: Child, inner: InnerPlacement, command: WorkerCommand,
     onEvent: @escaping @Sendable (BoundaryEvent) -> Void = { _ in },
     onOutput: @escaping @Sendable (WorkerOutput) -> Void = { _ in }
   ) throws {
     var checker = BoundaryTypes()
     visitBoundaries(of: child, under: outer, with: &checker)
     try self.init(
-      checked: checker, under: outer, placement: placement, command: command, restartPolicy: .standard,
+      checked: checker, under: outer, placement: inner.placement, command: command, restartPolicy: inner.restartPolicy,
       recordsTimings: false, instrument: nil, onEvent: onEvent, onOutput: onOutput)
   }
 
@@ -131,8 +131,8 @@ public final class Composition: Sendable {
       guard let expected = checker.greetings[boundary] else { continue }
       let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
-        templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
-        inner: InnerPlacement(inside: boundary, of: placement),
+        templates: templates, deadline: entry.deadline + Self.allowance(inside: boundary, of: placement),
+        startupDeadline: entry.startupDeadline, inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
@@ -151,6 +151,16 @@ public final class Composition: Sendable {
       shutdown()
       throw error
     }
+  }
+
+  /// How much longer than its own deadline the worker of `outer` may take to answer, for the
+  /// boundaries placed inside it: at each level below, a worker may wait for a stalled one the
+  /// stalled one's deadline before it gives it up and starts another, so that the nearest
+  /// parent gives a stalled worker up, not a worker further up with all its subtree.
+  private static func allowance(inside outer: String, of placement: Placement) -> Duration {
+    let inside = placement.entries.filter { $0.path.hasPrefix(outer + ".") }
+    let nearest = inside.filter { entry in !inside.contains { entry.path.hasPrefix($0.path + ".") } }
+    return nearest.map { $0.deadline + allowance(inside: $0.path, of: placement) }.max() ?? .zero
   }
 
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.
@@ -172,7 +182,8 @@ public final class Composition: Sendable {
     return BoundaryContext(runner: PlacedBoundaries(remotes: local), placed: Array(local.keys))
   }
 
-  /// The placed boundaries and their workers' pids, in placement order.
+  /// The placed boundaries whose workers this composition starts, and their pids, in
+  /// placement order: a boundary placed inside another is its outer worker's, not listed.
   ///
   /// ```swift
   /// for process in composition.processes { print(process.boundary, process.pids) }
@@ -194,7 +205,8 @@ public final class Composition: Sendable {
   /// boundary is in the host.
   package var socketDirectory: String? { directory?.path }
 
-  /// What has crossed `boundary` so far; nil when it is not placed in workers.
+  /// What has crossed `boundary` so far; nil when no worker of this composition serves it (it
+  /// is in the host, or placed inside another placed boundary, whose worker counts it).
   ///
   /// ```swift
   /// #expect(composition.statistics(of: "composer")?.actions == 1)

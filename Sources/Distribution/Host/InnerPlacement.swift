@@ -5,7 +5,7 @@ import Foundation
 /// launch, as one line (`brief`) that the transport passes on without reading.
 ///
 /// ```swift
-/// let inner = InnerPlacement(inside: "profile", of: placement)  // profile.avatar, …
+/// let inner = InnerPlacement(inside: "profile", of: placement, policy: .standard)  // profile.avatar, …
 /// let same = try InnerPlacement(brief: inner.brief)
 /// ```
 struct InnerPlacement: Sendable, Equatable, Codable {
@@ -13,11 +13,14 @@ struct InnerPlacement: Sendable, Equatable, Codable {
   let file: String
   /// The entries below the boundary, at every depth, with their paths from the app's root.
   let entries: [Placement.Entry]
+  /// How often the worker may restart its workers: the host's own policy, for the whole tree.
+  let restartPolicy: RestartPolicy
 
-  /// The entries of `placement` strictly inside `outer`.
-  init(inside outer: String, of placement: Placement) {
+  /// The entries of `placement` strictly inside `outer`, restarted under `policy`.
+  init(inside outer: String, of placement: Placement, policy: RestartPolicy) {
     file = placement.file
     entries = placement.entries.filter { $0.path.hasPrefix(outer + ".") }
+    restartPolicy = policy
   }
 
   /// The entries in a worker's launch line: none when it is empty.
@@ -25,7 +28,7 @@ struct InnerPlacement: Sendable, Equatable, Codable {
   /// - Throws: `DistributionError.protocolViolation` when the line is not one a host writes.
   init(brief: String) throws(DistributionError) {
     guard !brief.isEmpty else {
-      self.init(file: "", entries: [])
+      self.init(file: "", entries: [], restartPolicy: .standard)
       return
     }
     guard let data = Data(base64Encoded: brief), let decoded = try? JSONDecoder().decode(Self.self, from: data) else {
@@ -34,8 +37,8 @@ struct InnerPlacement: Sendable, Equatable, Codable {
     self = decoded
   }
 
-  private init(file: String, entries: [Placement.Entry]) {
-    (self.file, self.entries) = (file, entries)
+  private init(file: String, entries: [Placement.Entry], restartPolicy: RestartPolicy) {
+    (self.file, self.entries, self.restartPolicy) = (file, entries, restartPolicy)
   }
 
   /// One line without control characters (base64 of JSON): empty when there are no entries.

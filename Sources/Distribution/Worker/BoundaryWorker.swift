@@ -166,7 +166,7 @@ private struct BoundaryFinder: BoundaryVisitor {
       // Events and output of the inner workers go to this worker's standard error, which the
       // host labels with this boundary and reports.
       let composition = try Composition(
-        nestedIn: target, child: child, placement: nesting.inner.placement, command: command,
+        nestedIn: target, child: child, inner: nesting.inner, command: command,
         onEvent: { event in reportUp("event: \(event)") },
         onOutput: { line in reportUp("[\(line.boundary) \(line.worker) \(line.stream.rawValue)] \(line.text)") })
       do {

@@ -7,10 +7,10 @@ import BulkheadDistribution
 ///
 /// ```text
 /// account: host pid 4711, placement placements/account.placement
-/// BOUNDARY          INDEX  PID   PARENT  STATE  UPTIME  RESTARTS  RSS       CPU
-/// (host)            -      4711  -       S      0:42    -         14.2 MiB  0.31 s
-/// profile           0      4714  4711    S      0:41    0         9.8 MiB   0.05 s
-///   profile.avatar  -      4720  4714    S      0:41    -         9.1 MiB   0.02 s
+/// BOUNDARY          INDEX  PID   STATE  UPTIME  RESTARTS  RSS       CPU     PARENT
+/// (host)            -      4711  S      0:42    -         14.2 MiB  0.31 s  -
+/// profile           0      4714  S      0:41    0         9.8 MiB   0.05 s  4711
+///   profile.avatar  -      4720  S      0:41    -         9.1 MiB   0.02 s  4714
 /// ```
 struct ProcessTable {
   let app: String
@@ -19,11 +19,10 @@ struct ProcessTable {
 
   var lines: [String] {
     let uptime = ProcessState.machineUptime()
-    func columns(_ pid: Int?, parent: Int?) -> [String] {
-      let parent = parent.map(String.init) ?? "-"
-      guard let pid else { return ["-", parent, "-", "-"] }
-      guard let process = ProcessState(of: Int32(pid)), process.isAlive else { return [String(pid), parent, "gone", "-"] }
-      return [String(pid), parent, String(process.state), Amount.duration(seconds: process.age(machineUptime: uptime))]
+    func columns(_ pid: Int?) -> [String] {
+      guard let pid else { return ["-", "-", "-"] }
+      guard let process = ProcessState(of: Int32(pid)), process.isAlive else { return [String(pid), "gone", "-"] }
+      return [String(pid), String(process.state), Amount.duration(seconds: process.age(machineUptime: uptime))]
     }
     func usage(_ pid: Int?) -> [String] {
       guard let pid, let process = ProcessState(of: Int32(pid)) else { return ["-", "-"] }
@@ -31,17 +30,16 @@ struct ProcessTable {
       return [process.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-", "\(Amount.hundredths(cpu)) s"]
     }
     let tree = ProcessTree.scan()
-    var rows = [["BOUNDARY", "INDEX", "PID", "PARENT", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"]]
-    rows.append(["(host)", "-"] + columns(snapshot.hostPID, parent: nil) + ["-"] + usage(snapshot.hostPID))
+    var rows = [["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU", "PARENT"]]
+    rows.append(["(host)", "-"] + columns(snapshot.hostPID) + ["-"] + usage(snapshot.hostPID) + ["-"])
     for boundary in snapshot.boundaries {
       for (index, worker) in boundary.workers.enumerated() {
         rows.append(
-          [boundary.boundary, String(index)] + columns(worker.pid, parent: snapshot.hostPID) + [String(worker.restarts)]
-            + usage(worker.pid))
+          [boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid)
+            + [String(snapshot.hostPID)])
         for inner in worker.pid.map({ tree.workers(under: Int32($0)) }) ?? [] {
           let name = String(repeating: "  ", count: inner.depth - 1) + inner.boundary
-          rows.append(
-            [name, "-"] + columns(Int(inner.pid), parent: Int(inner.parent)) + ["-"] + usage(Int(inner.pid)))
+          rows.append([name, "-"] + columns(Int(inner.pid)) + ["-"] + usage(Int(inner.pid)) + [String(inner.parent)])
         }
       }
     }

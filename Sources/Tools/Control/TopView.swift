@@ -23,6 +23,8 @@ struct TopView {
     let snapshot: Wire.ControlSnapshot
     let time: ContinuousClock.Instant
     let processes: [Int: ProcessState]
+    /// The workers below each worker (nested placement), by the worker's pid.
+    let inner: [Int: [ProcessTree.Worker]]
   }
 
   /// Draws until `q`, Ctrl-C, SIGTERM or SIGHUP, or until the composition goes down.
@@ -48,10 +50,14 @@ struct TopView {
     var input = screen.input
     while true {
       let snapshot = try await snapshot(over: &connection)
-      let pids = [snapshot.hostPID] + snapshot.boundaries.flatMap { $0.workers.compactMap(\.pid) }
+      let workers = snapshot.boundaries.flatMap { $0.workers.compactMap(\.pid) }
+      let tree = ProcessTree.scan()
+      let inner = Dictionary(uniqueKeysWithValues: workers.map { ($0, tree.workers(under: Int32($0))) })
+      let pids = [snapshot.hostPID] + workers + inner.values.joined().map { Int($0.pid) }
       let sample = Sample(
         snapshot: snapshot, time: .now,
-        processes: Dictionary(uniqueKeysWithValues: pids.compactMap { pid in ProcessState(of: Int32(pid)).map { (pid, $0) } }))
+        processes: Dictionary(uniqueKeysWithValues: pids.compactMap { pid in ProcessState(of: Int32(pid)).map { (pid, $0) } }),
+        inner: inner)
       screen.draw(frame(sample, since: previous))
       previous = sample
       if input.waitForQuit(until: sample.time + .seconds(1)) { return }
@@ -108,6 +114,9 @@ struct TopView {
          boundary.replyDelayMilliseconds > 0 ? "\(boundary.replyDelayMilliseconds) ms" : "-"])
       for (index, worker) in boundary.workers.enumerated() {
         rows.append(["  \(boundary.boundary)[\(index)]"] + process(worker.pid) + ["", "", "", "", "", "", String(worker.restarts)])
+        for inner in worker.pid.flatMap({ sample.inner[$0] }) ?? [] {
+          rows.append([String(repeating: "  ", count: inner.depth) + inner.boundary] + process(Int(inner.pid)))
+        }
       }
     }
     let clock = Date().formatted(date: .omitted, time: .standard)

@@ -13,7 +13,7 @@ package enum AuthenticationFailure: Codable, Equatable, Sendable, CustomStringCo
   case wrongSecret(pid: Int32)
   /// No launch arrived on standard input within `seconds`.
   case noLaunch(seconds: Int)
-  /// Standard input closed before the socket path and secret arrived.
+  /// Standard input closed before the socket path, the secret and the brief arrived.
   case launchCutShort
   /// Standard input holds something other than a launch.
   case notALaunch
@@ -26,7 +26,7 @@ package enum AuthenticationFailure: Codable, Equatable, Sendable, CustomStringCo
     case let .noHello(pid, error): "no valid hello from pid \(pid): \(error)"
     case let .wrongSecret(pid): "pid \(pid) did not present the launch secret"
     case let .noLaunch(seconds): "no launch from a Bulkhead host arrived on standard input within \(seconds) seconds"
-    case .launchCutShort: "standard input closed before the socket path and secret arrived"
+    case .launchCutShort: "standard input closed before the socket path, the secret and the brief arrived"
     case .notALaunch: "standard input does not hold a launch from a Bulkhead host"
     }
   }
