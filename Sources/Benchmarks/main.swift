@@ -1,10 +1,11 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries]
+//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries | async-dependencies]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //
-// With `core`, `startup`, `transport`, `patches` or `boundaries`, only those figures;
+// With `core`, `startup`, `transport`, `patches`, `boundaries` or `async-dependencies`, only
+// those figures (`boundaries` includes the async dependencies);
 // `remote-action` measures that row alone, as long as asked, for profiling.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
@@ -37,9 +38,18 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   var boundaries = try await distributionBenchmarks(label: "two cores:")
+  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
   CPULayout.oneCore.apply()
   boundaries += try await distributionBenchmarks(label: "one core:")
+  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
+  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
+} else if CommandLine.arguments.dropFirst().first == "async-dependencies" {
+  CPULayout.twoCores.apply()
+  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
+  CPULayout.oneCore.apply()
+  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
+  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
 } else {
   printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks() + timingPrimitiveBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
@@ -49,10 +59,13 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.twoCores.apply()
   var crossProcess = try await transportBenchmarks(label: "two cores:")
   var boundaries = try await distributionBenchmarks(label: "two cores:")
+  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
   CPULayout.oneCore.apply()
   crossProcess += try await transportBenchmarks(label: "one core:")
   boundaries += try await distributionBenchmarks(label: "one core:")
+  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
   printTable("Across a process boundary (16-byte messages)", crossProcess)
   printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
+  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
 }
