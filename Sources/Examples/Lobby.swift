@@ -150,6 +150,7 @@ public struct Lobby: Reducer {
           } catch let error as QuoteError {
             await send(.quoteRefused(error))
           } catch is CancellationError {
+            // Cancelled (`cancelQuoteTapped`): nothing to say.
           } catch {
             await send(.quoteFailed("\(error)"))
           }

@@ -82,6 +82,10 @@ import TransportTestSupport
     await store.receive(.desk(.quoteFailed(described))) { $0.desk.quoteProblems = [described] }
     await store.send(.desk(.followQuotes("Blob")))
     await store.receive(.desk(.quoteArrived("Blob at once"))) { $0.desk.quotes.append("Blob at once") }
+    // An override made between steps answers the next call.
+    store.dependencies.quotes = QuoteClient(fetch: { "\($0), later" }, feed: { _ in AsyncThrowingStream { $0.finish() } })
+    await store.send(.desk(.quoteTapped("Blob")))
+    await store.receive(.desk(.quoteArrived("Blob, later"))) { $0.desk.quotes.append("Blob, later") }
   }
 
   @Test func cancellingTheEffectCancelsTheHostsCall() async throws {

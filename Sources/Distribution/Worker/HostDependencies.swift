@@ -162,6 +162,10 @@ private struct Asker: Sendable {
   ) -> AsyncThrowingStream<Key.Answer, any Error> {
     let (stream, continuation) = AsyncThrowingStream<Key.Answer, any Error>.makeStream()
     let warnings = RuntimeWarning.Handler.current
+    // The worker stopped iterating (or its task was cancelled): what feeds the stream stops
+    // too, the host's call or the forwarding of the worker's own answers.
+    let feeding = Stoppable()
+    continuation.onTermination = { _ in feeding.stop() }
     // When the host cannot answer: the worker's own value's answers, with a warning.
     let ownAnswers: @Sendable (String) -> Void = { problem in
       warnNoAnswer(Key.self, problem, to: warnings)
@@ -174,7 +178,7 @@ private struct Asker: Sendable {
           continuation.finish(throwing: error)
         }
       }
-      continuation.onTermination = { _ in forwarding.cancel() }
+      feeding.add { forwarding.cancel() }
     }
     guard let bytes = try? BinaryEncoder().encode(question) else {
       ownAnswers("the question does not encode")
@@ -204,9 +208,8 @@ private struct Asker: Sendable {
         continuation.finish(throwing: RemoteCallError.peerDisconnected)
       }
     }
-    // The worker stopped iterating (or its task was cancelled): the host stops too. After the
-    // stream's end the call is over, and this does nothing.
-    if let token { continuation.onTermination = { [effects] _ in effects.cancel(call: token) } }
+    // After the stream's end the call is over, and cancelling it does nothing.
+    if let token { feeding.add { [effects] in effects.cancel(call: token) } }
     return stream
   }
 
@@ -257,4 +260,27 @@ final class WarnedKeys: Sendable {
 /// into a warning.
 private struct HostThrew: Error {
   let error: any Error
+}
+
+/// What to stop when a worker's stream of answers ends: stops added after the end run at once.
+private final class Stoppable: Sendable {
+  private let state = Mutex<(stopped: Bool, stops: [@Sendable () -> Void])>((false, []))
+
+  func add(_ stop: @escaping @Sendable () -> Void) {
+    let stopsNow = state.withLock { state in
+      if !state.stopped { state.stops.append(stop) }
+      return state.stopped
+    }
+    if stopsNow { stop() }
+  }
+
+  func stop() {
+    for stop in state.withLock({ state in
+      state.stopped = true
+      defer { state.stops = [] }
+      return state.stops
+    }) {
+      stop()
+    }
+  }
 }
