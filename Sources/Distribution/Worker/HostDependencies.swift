@@ -239,8 +239,8 @@ private struct Asker: Sendable {
       between processes.
 
       To fix it, conform \(name) to CrossingDependencyKey (a Codable value crosses as it is; \
-      a client's calls can be answered by the host), or keep "\(boundary)" in the host's \
-      process (remove it from the placement).
+      a client's calls can be answered by the host), or to AsyncCrossingDependencyKey if its \
+      calls are async, or keep "\(boundary)" in the host's process (remove it from the placement).
       """, at: SourceLocation(fileID: #fileID, line: #line))
   }
 }
