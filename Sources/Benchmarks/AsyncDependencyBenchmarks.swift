@@ -6,7 +6,9 @@ import Examples
 /// An effect that awaits one call of an async crossing dependency (the Lobby's quote client,
 /// answering at once) and sends the answer as an action: with the desk in one process, the
 /// baseline; with the desk in a worker, where the host answers the call in a task of its own;
-/// and, for comparison, the same effect with a synchronous crossing call (the greeter).
+/// and, for comparison, the same effect with a synchronous crossing call (the greeter). Then
+/// one call apart from its effect's cost: an effect that makes 100 calls in a row, per call,
+/// in one process and in a worker.
 @MainActor
 func asyncDependencyBenchmarks(label: String) async throws -> [Row] {
   let calls = 2_000
@@ -26,6 +28,10 @@ func asyncDependencyBenchmarks(label: String) async throws -> [Row] {
   let inAWorker = await microsecondsPerEffect(remote, .quoteTapped("Blob"), calls: calls)
   let synchronous = await microsecondsPerEffect(remote, .greet("Blob"), calls: calls)
   let baseline = inOneProcess
+  // One call apart from its effect: an effect that makes 100 in a row, per call.
+  let inARow = 100
+  let oneInOneProcess = await microsecondsPerEffect(local, .askQuotes("Blob", times: inARow), calls: calls / 10) / Double(inARow)
+  let oneInAWorker = await microsecondsPerEffect(remote, .askQuotes("Blob", times: inARow), calls: calls / 10) / Double(inARow)
   return [
     Row(
       name: "\(label) an effect's async dependency call and its action, in one process", value: baseline,
@@ -36,6 +42,12 @@ func asyncDependencyBenchmarks(label: String) async throws -> [Row] {
     Row(
       name: "\(label) the same with a synchronous call, desk in a worker (CrossingDependencyKey)",
       value: synchronous, unit: "µs", baseline: baseline),
+    Row(
+      name: "\(label) one async dependency call (of \(inARow) in a row in one effect), in one process",
+      value: oneInOneProcess, unit: "µs", baseline: nil),
+    Row(
+      name: "\(label) the same, desk in a worker: the host answers each call",
+      value: oneInAWorker, unit: "µs", baseline: oneInOneProcess),
   ]
 }
 

@@ -84,6 +84,9 @@ public struct Lobby: Reducer {
       /// Asks the quote server for the guest's quote (an `async` call, cancellable).
       case quoteTapped(String)
       case cancelQuoteTapped
+      /// Asks the server `times` times in a row, in one effect, and keeps the last quote: what
+      /// one call costs, apart from its effect's (the benchmark's per-call figure).
+      case askQuotes(String, times: Int)
       /// Follows the server's stream of quotes for the guest.
       case followQuotes(String)
       case quoteArrived(String)
@@ -158,6 +161,12 @@ public struct Lobby: Reducer {
         .cancellable(id: CancelID.quote, cancelInFlight: true)
       case .cancelQuoteTapped:
         return .cancel(id: CancelID.quote)
+      case let .askQuotes(name, times):
+        return .run { [quotes] send in
+          var last: String?
+          for _ in 0..<times { last = try await quotes.fetch(name) }
+          if let last { await send(.quoteArrived(last)) }
+        }
       case let .followQuotes(name):
         return .run { [quotes] send in
           do {
