@@ -112,8 +112,9 @@ public protocol StreamingCrossingDependencyKey: AsyncCrossingDependencyKey {
 }
 
 extension StreamingCrossingDependencyKey {
-  /// The stand-in whose streams are the one answer of `ask`: the worker always asks with
-  /// `asking(_:streaming:)`, so this is for a key used elsewhere as a plain async key.
+  /// The stand-in whose streams are the one answer of `ask`. A worker always makes a
+  /// streaming key's stand-in with `asking(_:streaming:)`: this is here so that such a key
+  /// need not write the requirement it inherits.
   public static func asking(_ ask: @escaping @Sendable (Question) async throws -> Answer) -> Value {
     asking(ask) { question in
       AsyncThrowingStream { continuation in
