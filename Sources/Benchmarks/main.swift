@@ -1,11 +1,12 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries | nested]
+//   swift run -c release bulkhead-benchmark [core | startup | transport | patches | boundaries | nested | async-dependencies]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //   swift run -c release bulkhead-benchmark presenting
 //
-// With `core`, `startup`, `transport`, `patches`, `boundaries` or `nested`, only those figures;
+// With `core`, `startup`, `transport`, `patches`, `boundaries`, `nested` or
+// `async-dependencies`, only those figures (`boundaries` includes the async dependencies);
 // `remote-action` measures that row alone, as long as asked, for profiling; `presenting`
 // (not in the whole run) re-presents Notes' sheet with the destination or its editor placed.
 //
@@ -47,9 +48,18 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {
   CPULayout.twoCores.apply()
   var boundaries = try await distributionBenchmarks(label: "two cores:")
+  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
   CPULayout.oneCore.apply()
   boundaries += try await distributionBenchmarks(label: "one core:")
+  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
+  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
+} else if CommandLine.arguments.dropFirst().first == "async-dependencies" {
+  CPULayout.twoCores.apply()
+  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
+  CPULayout.oneCore.apply()
+  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
+  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
 } else {
   printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks() + timingPrimitiveBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
@@ -60,12 +70,15 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   var crossProcess = try await transportBenchmarks(label: "two cores:")
   var boundaries = try await distributionBenchmarks(label: "two cores:")
   var nested = try nestedBenchmarks(label: "two cores:")
+  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
   CPULayout.oneCore.apply()
   crossProcess += try await transportBenchmarks(label: "one core:")
   boundaries += try await distributionBenchmarks(label: "one core:")
   nested += try nestedBenchmarks(label: "one core:")
+  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
   printTable("Across a process boundary (16-byte messages)", crossProcess)
   printTable("One distributed actor call, part by part (one process)", try await actorCallBenchmarks())
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
   printTable("Nested placement (the Account example)", nested)
+  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
 }

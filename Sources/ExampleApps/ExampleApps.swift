@@ -99,11 +99,15 @@ public enum ExampleApp {
 
 extension ScriptedApp {
   /// The lobby, run live: the host and the desk's worker each make their own random UUIDs
-  /// and read their own clock; the greeting comes from the host.
+  /// and read their own clock; the greeting comes from the host, and so do the quote server's
+  /// answers (`async` calls, each after the server's latency), a quote and an unknown guest's error.
   static let lobby = ScriptedApp(
-    "lobby", summary: "Dependencies across a boundary: UUIDs, dates, a host-answered greeter",
+    "lobby", summary: "Dependencies across a boundary: UUIDs, dates, a host-answered greeter, an async quote client",
     initialState: Lobby.State(),
-    actions: [.stampTapped, .desk(.sign("Blob")), .desk(.greet("Blob")), .desk(.signFormatted("blob jr"))],
+    actions: [
+      .stampTapped, .desk(.sign("Blob")), .desk(.greet("Blob")), .desk(.signFormatted("blob jr")),
+      .desk(.quoteTapped("Blob")), .desk(.quoteTapped("?Nobody")),
+    ],
     reducer: Lobby.init)
 }
 

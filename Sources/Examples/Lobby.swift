@@ -5,7 +5,9 @@ import Synchronization
 /// A lobby whose signing desk can run in a worker, for showing dependencies that follow a
 /// test into workers: the host stamps visits with UUIDs, the desk signs entries with UUIDs and
 /// dates, greets guests through a `Greeter` the host answers for, refuses entries past a
-/// limit that crosses by value, and formats names with a client that cannot cross.
+/// limit that crosses by value, formats names with a client that cannot cross, and asks a
+/// fake quote server with `async` calls (latency on the clock, errors for unknown guests) and
+/// a stream, which the host answers when the desk runs in a worker.
 ///
 /// ```swift
 /// let store = TestStore(initialState: Lobby.State()) { composition.compose(Lobby()) } withDependencies: {
@@ -45,6 +47,9 @@ public struct Lobby: Reducer {
       public var entries: [Entry] = []
       public var greetings: [String] = []
       public var refused: [String] = []
+      /// The quotes the server sent, and what went wrong asking for one.
+      public var quotes: [String] = []
+      public var quoteProblems: [String] = []
       public init() {}
     }
 
@@ -76,7 +81,22 @@ public struct Lobby: Reducer {
       case keepSend
       /// Greets through the send that `keepSend` kept, from a detached task.
       case greetThroughKeptSend(String)
+      /// Asks the quote server for the guest's quote (an `async` call, cancellable).
+      case quoteTapped(String)
+      case cancelQuoteTapped
+      /// Asks the server `times` times in a row, in one effect, and keeps the last quote: what
+      /// one call costs, apart from its effect's (the benchmark's per-call figure).
+      case askQuotes(String, times: Int)
+      /// Follows the server's stream of quotes for the guest.
+      case followQuotes(String)
+      case quoteArrived(String)
+      /// The server refused: its error crossed as itself.
+      case quoteRefused(QuoteError)
+      /// Any other failure, described.
+      case quoteFailed(String)
     }
+
+    private enum CancelID { case quote }
 
     /// The send that `keepSend` kept, in this process.
     static let keptSend = Mutex<Send<Action>?>(nil)
@@ -87,6 +107,7 @@ public struct Lobby: Reducer {
     @Dependency(\.lobbyLimit) var limit
     @Dependency(\.nameFormatter) var nameFormatter
     @Dependency(\.visitLog) var visitLog
+    @Dependency(\.quotes) var quotes
 
     public init() {}
 
@@ -125,6 +146,46 @@ public struct Lobby: Reducer {
           guard let kept = Self.keptSend.withLock({ $0 }) else { return }
           await Task.detached { await kept(.greeted("Hello, \(name)")) }.value
         }
+      case let .quoteTapped(name):
+        return .run { [quotes] send in
+          do {
+            await send(.quoteArrived(try await quotes.fetch(name)))
+          } catch let error as QuoteError {
+            await send(.quoteRefused(error))
+          } catch is CancellationError {
+            // Cancelled (`cancelQuoteTapped`): nothing to say.
+          } catch {
+            await send(.quoteFailed("\(error)"))
+          }
+        }
+        .cancellable(id: CancelID.quote, cancelInFlight: true)
+      case .cancelQuoteTapped:
+        return .cancel(id: CancelID.quote)
+      case let .askQuotes(name, times):
+        return .run { [quotes] send in
+          var last: String?
+          for _ in 0..<times { last = try await quotes.fetch(name) }
+          if let last { await send(.quoteArrived(last)) }
+        }
+      case let .followQuotes(name):
+        return .run { [quotes] send in
+          do {
+            for try await quote in quotes.feed(name) { await send(.quoteArrived(quote)) }
+          } catch let error as QuoteError {
+            await send(.quoteRefused(error))
+          } catch {
+            await send(.quoteFailed("\(error)"))
+          }
+        }
+      case let .quoteArrived(quote):
+        state.quotes.append(quote)
+        return .none
+      case let .quoteRefused(error):
+        state.quoteProblems.append("\(error)")
+        return .none
+      case let .quoteFailed(problem):
+        state.quoteProblems.append(problem)
+        return .none
       }
     }
   }
@@ -143,6 +204,92 @@ enum GreeterKey: CrossingDependencyKey {
 
   static func answer(_ name: String, with greeter: Greeter) -> String { greeter.greet(name) }
   static func asking(_ ask: @escaping @Sendable (String) -> String) -> Greeter { Greeter(greet: ask) }
+}
+
+/// A quote server's client, with `async` calls: the host answers a worker's calls
+/// (`QuoteClientKey`), so a test's override or its clock reaches the desk in a worker.
+public struct QuoteClient: Sendable {
+  /// The guest's quote.
+  public var fetch: @Sendable (_ name: String) async throws -> String
+  /// The guest's quotes, one after another, until the server finishes.
+  public var feed: @Sendable (_ name: String) -> AsyncThrowingStream<String, any Error>
+
+  public init(
+    fetch: @escaping @Sendable (_ name: String) async throws -> String,
+    feed: @escaping @Sendable (_ name: String) -> AsyncThrowingStream<String, any Error>
+  ) {
+    (self.fetch, self.feed) = (fetch, feed)
+  }
+
+  /// How long the fake server takes to answer, on the clock in force.
+  public static let latency = Duration.milliseconds(300)
+
+  /// A fake server in the app: each answer takes `latency` on the clock in force (a test's
+  /// `TestClock` too), and a guest whose name starts with "?" is unknown to it.
+  public static let fakeServer = QuoteClient(
+    fetch: { name in
+      @Dependency(\.continuousClock) var clock
+      try await clock.sleep(for: latency)
+      guard !name.hasPrefix("?") else { throw QuoteError.unknownGuest(name) }
+      return "\(name): well begun is half done"
+    },
+    feed: { name in
+      @Dependency(\.continuousClock) var clock
+      let served = ServedCount()
+      // Made in the iterating task, not in a task of its own, so that a test store waits
+      // for it as for the effect that iterates.
+      return AsyncThrowingStream {
+        let count = served.next()
+        guard count <= 3 else { return nil }
+        try await clock.sleep(for: latency)
+        guard !name.hasPrefix("?") else { throw QuoteError.unknownGuest(name) }
+        return "\(name): quote \(count) of 3"
+      }
+    })
+}
+
+/// How many quotes a stream of the fake server has served.
+private final class ServedCount: Sendable {
+  private let count = Mutex(0)
+
+  func next() -> Int {
+    count.withLock { count in
+      count += 1
+      return count
+    }
+  }
+}
+
+/// What the quote server refuses with; `Codable`, so it crosses from the host as itself.
+public enum QuoteError: Error, Codable, Equatable, Sendable, CustomStringConvertible {
+  case unknownGuest(String)
+
+  public var description: String {
+    switch self {
+    case let .unknownGuest(name): "the quote server does not know \"\(name)\""
+    }
+  }
+}
+
+/// Internal, not private, so that a host that never read it can still find it by name.
+enum QuoteClientKey: StreamingCrossingDependencyKey {
+  static let liveValue = QuoteClient.fakeServer
+  static let testValue = QuoteClient.fakeServer
+
+  static func answer(_ name: String, with client: QuoteClient) async throws -> String {
+    try await client.fetch(name)
+  }
+
+  static func answers(_ name: String, with client: QuoteClient) -> AsyncThrowingStream<String, any Error> {
+    client.feed(name)
+  }
+
+  static func asking(
+    _ ask: @escaping @Sendable (String) async throws -> String,
+    streaming: @escaping @Sendable (String) -> AsyncThrowingStream<String, any Error>
+  ) -> QuoteClient {
+    QuoteClient(fetch: ask, feed: streaming)
+  }
 }
 
 /// How many entries the desk takes: crosses by value.
@@ -186,6 +333,11 @@ extension DependencyValues {
   public var nameFormatter: NameFormatter {
     get { self[NameFormatterKey.self] }
     set { self[NameFormatterKey.self] = newValue }
+  }
+
+  public var quotes: QuoteClient {
+    get { self[QuoteClientKey.self] }
+    set { self[QuoteClientKey.self] = newValue }
   }
 
   public var visitLog: VisitLog {

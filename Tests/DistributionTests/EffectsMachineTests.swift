@@ -32,6 +32,8 @@ import Testing
     case deliverDismissal(to: String)
     case finish(String)
     case answer(token: UInt64)
+    case deliverCall(token: UInt64, to: String?)
+    case cancelCall(token: UInt64)
     case settled
     case fail(RestartReason)
     /// What `send` sends, and whether it told the store that remote work started.
@@ -88,6 +90,8 @@ import Testing
       case let .deliverDismissal(proxy): .deliverDismissal(to: proxy)
       case let .finish(proxy): .finish(proxy)
       case let .answer(token, _, _, _): .answer(token: token)
+      case let .deliverCall(call, proxy): .deliverCall(token: call.token, to: proxy)
+      case let .cancelCall(token): .cancelCall(token: token)
       case .settled: .settled
       case let .fail(reason): .fail(reason)
       }
@@ -113,6 +117,10 @@ import Testing
 
   static func action(run: UInt64, _ sequence: UInt64) -> Event {
     .receive(.action(run: run, sequence: sequence, bytes: [], outcome: nil))
+  }
+
+  static func call(token: UInt64, run: UInt64, revision: UInt64 = 1) -> Wire.Call {
+    Wire.Call(token: token, run: run, revision: revision, key: "k", question: [], streams: false)
   }
 
   static func madeUp(_ message: Wire.WorkerMessage) -> Did {
@@ -259,6 +267,34 @@ import Testing
       name: "a question about a revision the host never gave is made up",
       given: [], event: .receive(.question(token: 7, revision: 2, key: "k", bytes: [])),
       commands: [madeUp(.question(token: 7, revision: 2, key: "k", bytes: []))], after: After()),
+    Row(
+      name: "an async call of a running body goes to its proxy, to be answered on its executor",
+      given: [.register(1)], event: .receive(.call(call(token: 3, run: 1))),
+      commands: [.deliverCall(token: 3, to: "run 1")], after: After(proxies: [1], highestRun: 1)),
+    Row(
+      name: "an async call of a body that ended, or of no body, is answered with no proxy",
+      given: [.register(1), .receive(.finished(run: 1, lastAction: 0))], event: .receive(.call(call(token: 3, run: 0))),
+      commands: [.deliverCall(token: 3, to: nil)], after: After(highestRun: 1)),
+    Row(
+      name: "an async call of a body the host never started is made up",
+      given: [.register(1)], event: .receive(.call(call(token: 3, run: 2))),
+      commands: [madeUp(.call(call(token: 3, run: 2)))], after: After(proxies: [1], highestRun: 1)),
+    Row(
+      name: "an async call about a revision the host never gave is made up",
+      given: [.register(1)], event: .receive(.call(call(token: 3, run: 1, revision: 2))),
+      commands: [madeUp(.call(call(token: 3, run: 1, revision: 2)))], after: After(proxies: [1], highestRun: 1)),
+    Row(
+      name: "the worker's cancel of a call goes to the calls' machine",
+      given: [], event: .receive(.cancelCall(token: 3)), commands: [.cancelCall(token: 3)], after: After()),
+    Row(
+      name: "a call's answers wake the worker: a test store waits for it to settle after them",
+      given: [.register(1)],
+      event: .send([.callElement(token: 1, [1]), .callEnded(token: 1, .finished(warnings: []))], forStore: true),
+      commands: [
+        .sent(
+          [.reportSettling, .callElement(token: 1, [1]), .callEnded(token: 1, .finished(warnings: []))], startedStore: true)
+      ],
+      after: After(proxies: [1], highestRun: 1, wakes: 2, storeWaits: true)),
     Row(
       name: "a warning of a body whose proxy ended goes to the store's handler",
       given: [.register(1), .receive(.finished(run: 1, lastAction: 0))], event: .receive(.warning(run: 1, message: "w")),

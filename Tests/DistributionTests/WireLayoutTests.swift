@@ -31,7 +31,13 @@ import TransportTestSupport
   static let hostMessages: [Wire.HostMessage] = [
     .start(run: 1), .cancel(run: 2), .processed(sequence: 1 << 40, tookOutcome: true), .woke(token: 7),
     .reportSettling, .ping(token: 3), .answer(token: 1, .answered([4, 5], warnings: ["careful", ""])),
-    .answer(token: 2, .refused("no such key ✗")),
+    .answer(token: 2, .refused("no such key ✗")), .callElement(token: 4, [9, 8]),
+    .callEnded(token: 4, .answered([1], warnings: ["w"])), .callEnded(token: 5, .finished(warnings: [])),
+    .callEnded(
+      token: 6,
+      .threw(Wire.Thrown(type: "App.Failure", description: "no ✗", value: (typeName: "3App7FailureV", bytes: [1, 2])), warnings: [])),
+    .callEnded(token: 7, .threw(Wire.Thrown(type: "App.Other", description: "", value: nil), warnings: ["w"])),
+    .callEnded(token: 8, .refused("no such key")),
   ]
   static let workerMessages: [Wire.WorkerMessage] = [
     .action(run: 3, sequence: 4, bytes: [5, 6], outcome: nil),
@@ -42,6 +48,8 @@ import TransportTestSupport
     .pong(token: 3), .question(token: 1, revision: 2, key: "10Bulkhead16UUIDGeneratorKeyO", bytes: [1]),
     .warning(run: 3, message: "a warning"),
     .dismiss(run: 3),
+    .call(Wire.Call(token: 1 << 33, run: 0, revision: 2, key: "4App8QuoteKeyO", question: [1, 2], streams: true)),
+    .call(Wire.Call(token: 2, run: 3, revision: 2, key: "k", question: [], streams: false)), .cancelCall(token: 9),
   ]
 
   @Test func everyMessageReadsBackWhatItWrote() throws {

@@ -17,6 +17,7 @@ import Testing
     case isTurnTaken(Bool)
     case sleeping([UInt64])
     case asking([UInt64])
+    case calling([UInt64])
     case wakes(UInt64)
     case reportedWakes(UInt64)
     case outgoing([Wire.WorkerMessage])
@@ -32,6 +33,7 @@ import Testing
       case let .isTurnTaken(taken): machine.isTurnTaken == taken
       case let .sleeping(tokens): machine.sleeping.keys.sorted() == tokens
       case let .asking(tokens): machine.asking.keys.sorted() == tokens
+      case let .calling(tokens): machine.calls.keys.sorted() == tokens
       case let .wakes(count): machine.wakes == count
       case let .reportedWakes(count): machine.reportedWakes == count
       case let .outgoing(messages): machine.outgoing == messages
@@ -197,6 +199,61 @@ import Testing
       event: .received(.answer(token: 1, answer)), commands: [.close], after: [.isClosed(true)]),
   ]
 
+  /// Call 1 of run 4, for one answer or for a stream.
+  static func call(streams: Bool = false) -> Wire.Call {
+    Wire.Call(token: 1, run: 4, revision: 2, key: "quotes", question: [1], streams: streams)
+  }
+
+  static let calling: [Machine.Event] = [.reserveCall, .call(call(), "caller")]
+  static let streaming: [Machine.Event] = [.reserveCall, .call(call(streams: true), "receiver")]
+  static let answered = Wire.CallEnd.answered([7], warnings: [])
+
+  static let calls: [Row] = [
+    Row(
+      name: "an async call takes a token, then goes to the host once its task waits", given: [.reserveCall],
+      event: .call(call(), "caller"), commands: [.write], after: [.calling([1]), .outgoing([.call(call())])]),
+    Row(
+      name: "the end of a call goes to its caller, and wakes the worker",
+      given: calling, event: .received(.callEnded(token: 1, answered)),
+      commands: [.resume("caller", .ended(answered))], after: [.calling([]), .wakes(1)]),
+    Row(
+      name: "a stream's answers go to its receiver as they come, each a wake",
+      given: streaming + [.received(.callElement(token: 1, [5]))], event: .received(.callElement(token: 1, [6])),
+      commands: [.resume("receiver", .element([6]))], after: [.calling([1]), .wakes(2)]),
+    Row(
+      name: "a cancelled call resumes its caller and tells the host",
+      given: calling + [.writing], event: .cancelCall(token: 1),
+      commands: [.resume("caller", .cancelled), .write], after: [.calling([]), .outgoing([.cancelCall(token: 1)])]),
+    Row(
+      name: "a call cancelled before its task waits never reaches the host",
+      given: [.reserveCall, .cancelCall(token: 1)], event: .call(call(), "caller"),
+      commands: [.resume("caller", .cancelled)], after: [.calling([]), .outgoing([])]),
+    Row(
+      name: "an answer after the call's cancel is a normal race: it wakes nothing",
+      given: calling + [.cancelCall(token: 1)], event: .received(.callEnded(token: 1, answered)),
+      commands: [], after: [.isClosed(false), .wakes(1)]),
+    Row(
+      name: "a cancel after the call ended does nothing", given: calling + [.received(.callEnded(token: 1, answered))],
+      event: .cancelCall(token: 1), commands: [], after: [.calling([])]),
+    Row(
+      name: "an answer to a call never made stops the worker", given: calling,
+      event: .received(.callEnded(token: 2, answered)), commands: [.resume("caller", .closed), .close],
+      after: [.isClosed(true), .calling([])]),
+    Row(
+      name: "a stream's answer to a call that takes one answer stops the worker", given: calling,
+      event: .received(.callElement(token: 1, [5])), commands: [.resume("caller", .closed), .close],
+      after: [.isClosed(true)]),
+    Row(
+      name: "the end of the connection ends every call as closed", given: calling,
+      event: .stop, commands: [.resume("caller", .closed), .close], after: [.isClosed(true), .calling([])]),
+    Row(
+      name: "after the end a call gets no token", given: [.stop], event: .reserveCall, commands: [],
+      after: [.calling([])]),
+    Row(
+      name: "a call reserved before the end is closed when it would wait", given: [.reserveCall, .stop],
+      event: .call(call(), "caller"), commands: [.resume("caller", .closed)], after: [.outgoing([])]),
+  ]
+
   static let settling: [Row] = [
     Row(
       name: "settling is not looked at until the host asks for reports", given: [.keep("body")],
@@ -248,7 +305,7 @@ import Testing
       commands: [], after: [.outgoing([])]),
   ]
 
-  @Test(arguments: runs + actions + waits + settling + stopping)
+  @Test(arguments: runs + actions + waits + calls + settling + stopping)
   func row(_ row: Row) {
     var machine = Machine(window: 4, batch: 3)
     for event in row.given { _ = machine.handle(event) }

@@ -218,3 +218,12 @@ import Testing
     }
   }
 }
+
+@MainActor
+@Suite struct LobbyQuotesTests {
+  @Test func theQuoteServersAnswersErrorsCancellationAndStreamFollowTheTestClock() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Lobby.State()) { Lobby() } withDependencies: { $0.continuousClock = clock }
+    await ExampleScripts.lobbyQuotes(store, clock: clock)
+  }
+}

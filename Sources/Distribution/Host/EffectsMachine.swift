@@ -36,6 +36,11 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     case finish(Proxy)
     /// Answer the worker's question about a dependency.
     case answer(token: UInt64, revision: UInt64, key: String, question: [UInt8])
+    /// Answer the worker's async call in a task, on `proxy`'s executor (its body made the
+    /// call); with no proxy, on none.
+    case deliverCall(Wire.Call, to: Proxy?)
+    /// The worker no longer waits for call `token`: cancel its task.
+    case cancelCall(token: UInt64)
     /// The worker settled after every wake-up: `executor` (a test store's) may settle too.
     case settled(Executor)
     /// The worker broke the protocol: give it up.
@@ -164,6 +169,10 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     case let .dismiss(run):
       // An effect that ended has nothing left to dismiss: its feature is gone already.
       return proxies[run].map { [.deliverDismissal(to: $0)] } ?? []
+    case let .call(call):
+      return [.deliverCall(call, to: proxies[call.run])]
+    case let .cancelCall(token):
+      return [.cancelCall(token: token)]
     }
   }
 
@@ -184,6 +193,8 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     case let .settled(count): isMadeUp = count > wakes
     case let .pong(token): isMadeUp = token > pings
     case let .question(_, revision, _, _): isMadeUp = !mayAsk(revision)
+    case let .call(call): isMadeUp = call.run > highestRun || !mayAsk(call.revision)
+    case .cancelCall: isMadeUp = false  // the calls' own machine checks it (`HostCallsMachine`)
     }
     if isMadeUp { return .unprompted(message: String(String(describing: message).prefix(160))) }
     return missingActions(noticedBy: message)

@@ -6,7 +6,9 @@ internal import Transport
 /// the body in the worker, feeds its actions to the host's store one at a time, in the order
 /// the body streamed them, tells the worker when each was processed or dropped, sleeps on the
 /// host's clock for it, and cancels the body when the proxy is cancelled. It also answers the
-/// worker's questions about crossing dependencies, from `dependencies`.
+/// worker's questions about crossing dependencies, from `dependencies`: synchronous ones on
+/// the reading thread, async calls each in a task of its own (`HostCallsMachine`), on the
+/// executor of the proxy whose body made the call, so that a test store waits for them.
 ///
 /// On the connection, the worker's messages arrive at the host's `HostEndpoint`, and the
 /// host's go to the worker's `WorkerEffectsEndpoint`.
@@ -16,6 +18,7 @@ final class HostEffects: Sendable {
     case sleep(token: UInt64, duration: Duration)
     case warning(String)
     case dismissal
+    case call(Wire.Call)
   }
 
   /// Where a proxy leaves the outcome a worker computed for an action before the host ran it,
@@ -35,6 +38,9 @@ final class HostEffects: Sendable {
 
   /// The connection's bookkeeping, behind the one lock.
   private let state = Mutex(Machine())
+  /// The worker's async calls and the tasks answering them, behind a lock of their own; never
+  /// held with `state`'s.
+  private let calls = Mutex(HostCallsMachine<Task<Void, Never>>())
   private let system: SocketActorSystem
   private let worker: WorkerEffectsEndpoint
   private let boundary: String
@@ -120,6 +126,11 @@ final class HostEffects: Sendable {
                   if await !DismissEffect.dismissPresented() {
                     reportWorkerWarning(Self.nothingToDismiss, boundary: boundary)
                   }
+                case let .call(call):
+                  rest = rest.dropFirst()
+                  // Made here, so that it inherits the effect's task-locals (the test clock
+                  // notes its executor) and runs on its executor.
+                  answer(call, on: executor)
                 }
               }
             }
@@ -206,6 +217,7 @@ final class HostEffects: Sendable {
   /// heard of it by then.
   private func end(as phase: Machine.Phase, reporting: (Int) -> Void) {
     let (proxies, waiting) = state.withLock { $0.end(as: phase) }
+    performCalls(calls.withLock { $0.end() })
     reporting(proxies.count)
     // Nothing will settle in a worker that is gone.
     waiting?.remoteWorkDidSettle()
@@ -259,6 +271,10 @@ final class HostEffects: Sendable {
         _ = proxy.push(.dismissal)
       case let .finish(proxy):
         proxy.finish()
+      case let .deliverCall(call, proxy):
+        performCalls(calls.withLock { $0.asked(call) }, proxy: proxy)
+      case let .cancelCall(token):
+        performCalls(calls.withLock { $0.cancelled(token) })
       case let .answer(token, revision, key, question):
         // Answered here, on the reading thread, which no host reducer ever waits for: the
         // reducer that may be waiting for this worker's reply holds nothing the answer needs.
@@ -269,6 +285,37 @@ final class HostEffects: Sendable {
         fail(reason)
       }
     }
+  }
+
+  /// Does what the calls' machine decided, outside its lock. A call starts in its proxy's
+  /// task when the proxy takes it, else here.
+  private func performCalls(_ commands: [HostCallsMachine<Task<Void, Never>>.Command], proxy: DeliveryQueue<Delivery>? = nil) {
+    for command in commands {
+      switch command {
+      case let .start(call):
+        if proxy?.push(.call(call)) != true { answer(call, on: nil) }
+      case let .cancel(task):
+        task.cancel()
+      case let .fail(reason):
+        fail(reason)
+      }
+    }
+  }
+
+  /// Answers the worker's async `call` in a task of its own, on `executor`, with the host's
+  /// dependency values of the call's revision; a stream's answers go as they come. A slow
+  /// answer holds nothing else: not the reading thread, not the proxy, not other calls.
+  private func answer(_ call: Wire.Call, on executor: EffectExecutor?) {
+    let token = call.token
+    let task = Task(executorPreference: executor) { [self] in
+      let end = await dependencies.answer(call) { element in
+        guard self.calls.withLock({ $0.isAnswering(token) }) else { return }
+        self.send(.callElement(token: token, element), for: executor)
+      }
+      guard calls.withLock({ $0.finished(token) }) else { return }
+      send(.callEnded(token: token, end), for: executor)
+    }
+    performCalls(calls.withLock { $0.began(token, task) })
   }
 
   /// Sends `message`; one that can wake a worker's effect body keeps `executor` (a test

@@ -58,6 +58,8 @@ public enum ProtocolViolation: Sendable, Equatable, Codable, CustomStringConvert
   case runNamedTwice(run: UInt64)
   /// An effect action of `bytes` bytes that does not decode.
   case undecodableAction(bytes: Int)
+  /// An async call named `token` while the host still answers the call of that token.
+  case callNamedTwice(token: UInt64)
   /// It answered "stale" to a request that carried the whole state, which replaces its copy.
   case staleToWholeState
   /// Anything else, said in words: an answer that does not fit its request, more warnings
@@ -73,6 +75,7 @@ public enum ProtocolViolation: Sendable, Equatable, Codable, CustomStringConvert
       "an effect body ended after action \(said), and the last that came is \(last): the rest went missing on the way"
     case let .runNamedTwice(run): "its effect body run \(run) was named again while it runs (a damaged run number)"
     case let .undecodableAction(bytes): "an effect action of \(bytes) bytes does not decode"
+    case let .callNamedTwice(token): "its async call \(token) was named again while the host answers it"
     case .staleToWholeState: "it answered \"stale\" to a request that carried the whole state"
     case let .other(what): what
     }

@@ -74,7 +74,7 @@ extension Wire.Reply: WireCodable {
 
 extension Wire.HostMessage: WireCodable {
   /// The tags of the host's messages.
-  static let tags: Set<UInt64> = [0, 1, 2, 6, 8, 9, 12]
+  static let tags: Set<UInt64> = [0, 1, 2, 6, 8, 9, 12, 16, 17]
 
   func write(to writer: inout ByteWriter) {
     switch self {
@@ -89,6 +89,12 @@ extension Wire.HostMessage: WireCodable {
     case let .answer(token, answer):
       writer.write(tag: 12, token)
       answer.write(to: &writer)
+    case let .callElement(token, bytes):
+      writer.write(tag: 16, token)
+      writer.write(bytes: bytes)
+    case let .callEnded(token, end):
+      writer.write(tag: 17, token)
+      end.write(to: &writer)
     }
   }
 
@@ -101,6 +107,8 @@ extension Wire.HostMessage: WireCodable {
     case 8: self = .reportSettling
     case 9: self = .ping(token: try reader.readUInt64())
     case 12: self = .answer(token: try reader.readUInt64(), try Wire.DependencyAnswer(from: &reader))
+    case 16: self = .callElement(token: try reader.readUInt64(), try reader.readBytes())
+    case 17: self = .callEnded(token: try reader.readUInt64(), try Wire.CallEnd(from: &reader))
     case let tag where Wire.WorkerMessage.tags.contains(tag):
       throw .malformed("effect message tag \(tag) is one only a worker sends, read where the host's are expected")
     case let tag: throw .malformed("unknown effect message tag \(tag)")
@@ -110,7 +118,7 @@ extension Wire.HostMessage: WireCodable {
 
 extension Wire.WorkerMessage: WireCodable {
   /// The tags of the worker's messages.
-  static let tags: Set<UInt64> = [3, 4, 5, 7, 10, 11, 13, 14]
+  static let tags: Set<UInt64> = [3, 4, 5, 7, 10, 11, 13, 14, 15, 18]
 
   func write(to writer: inout ByteWriter) {
     switch self {
@@ -130,6 +138,12 @@ extension Wire.WorkerMessage: WireCodable {
       writer.write(tag: 13, run)
       writer.write(message)
     case let .dismiss(run): writer.write(tag: 14, run)
+    case let .call(call):
+      writer.write(tag: 15, call.token, call.run, call.revision)
+      writer.write(call.key)
+      writer.write(bytes: call.question)
+      writer.write(call.streams)
+    case let .cancelCall(token): writer.write(tag: 18, token)
     }
   }
 
@@ -150,6 +164,12 @@ extension Wire.WorkerMessage: WireCodable {
         bytes: try reader.readBytes())
     case 13: self = .warning(run: try reader.readUInt64(), message: try reader.readString())
     case 14: self = .dismiss(run: try reader.readUInt64())
+    case 15:
+      self = .call(
+        Wire.Call(
+          token: try reader.readUInt64(), run: try reader.readUInt64(), revision: try reader.readUInt64(),
+          key: try reader.readString(), question: try reader.readBytes(), streams: try reader.readBool()))
+    case 18: self = .cancelCall(token: try reader.readUInt64())
     case let tag where Wire.HostMessage.tags.contains(tag):
       throw .malformed("effect message tag \(tag) is one only the host sends, read where a worker's are expected")
     case let tag: throw .malformed("unknown effect message tag \(tag)")
@@ -272,6 +292,48 @@ extension Wire.DependencyAnswer: WireCodable {
     case 0: self = .answered(try reader.readBytes(), warnings: try reader.readList(String.self))
     case 1: self = .refused(try reader.readString())
     case let tag: throw .malformed("unknown dependency answer tag \(tag)")
+    }
+  }
+}
+
+extension Wire.CallEnd: WireField {
+  func write(to writer: inout ByteWriter) {
+    switch self {
+    case let .answered(bytes, warnings):
+      writer.write(tag: 0)
+      writer.write(bytes: bytes)
+      writer.write(list: warnings)
+    case let .finished(warnings):
+      writer.write(tag: 1)
+      writer.write(list: warnings)
+    case let .threw(thrown, warnings):
+      writer.write(tag: 2)
+      writer.write(thrown.type)
+      writer.write(thrown.description)
+      writer.write(thrown.value != nil)
+      if let value = thrown.value {
+        writer.write(value.typeName)
+        writer.write(bytes: value.bytes)
+      }
+      writer.write(list: warnings)
+    case let .refused(reason):
+      writer.write(tag: 3)
+      writer.write(reason)
+    }
+  }
+
+  init(from reader: inout ByteReader) throws(TransportError) {
+    switch try reader.readUInt64() {
+    case 0: self = .answered(try reader.readBytes(), warnings: try reader.readList(String.self))
+    case 1: self = .finished(warnings: try reader.readList(String.self))
+    case 2:
+      let type = try reader.readString()
+      let description = try reader.readString()
+      let value = try reader.readBool() ? (typeName: try reader.readString(), bytes: try reader.readBytes()) : nil
+      self = .threw(
+        Wire.Thrown(type: type, description: description, value: value), warnings: try reader.readList(String.self))
+    case 3: self = .refused(try reader.readString())
+    case let tag: throw .malformed("unknown call end tag \(tag)")
     }
   }
 }

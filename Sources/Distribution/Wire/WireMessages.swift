@@ -14,7 +14,7 @@ package enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 10
+  static let layoutVersion: UInt64 = 11
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action, or why it serves
@@ -162,13 +162,18 @@ package enum Wire {
     case ping(token: UInt64)
     /// The answer to question `token`.
     case answer(token: UInt64, DependencyAnswer)
+    /// One answer of the stream that answers call `token`; more may follow.
+    case callElement(token: UInt64, [UInt8])
+    /// Call `token` is over, as `end` says.
+    case callEnded(token: UInt64, CallEnd)
 
     /// Whether the message can set a worker's effect body going again: the host counts
-    /// these, and the worker's `settled` says how many it has caught up with. An answer wakes
-    /// nothing that waits on the host: the asking body runs on, blocked.
+    /// these, and the worker's `settled` says how many it has caught up with. An answer to a
+    /// synchronous question wakes nothing that waits on the host: the asking body runs on,
+    /// blocked. A call's answers wake the body that awaits them.
     var wakesWorker: Bool {
       switch self {
-      case .start, .cancel, .processed, .woke: true
+      case .start, .cancel, .processed, .woke, .callElement, .callEnded: true
       case .reportSettling, .ping, .answer: false
       }
     }
@@ -199,6 +204,38 @@ package enum Wire {
     /// stack element that the host presents: the host's proxy of `run` dismisses it there, after
     /// the actions `run` sent before.
     case dismiss(run: UInt64)
+    /// An async call on a crossing dependency, for the host to answer in a task of its own.
+    case call(Call)
+    /// The worker no longer waits for call `token` (its task was cancelled, or it stopped
+    /// iterating the call's stream): the host cancels its task.
+    case cancelCall(token: UInt64)
+  }
+
+  /// Worker → host: an async call on a crossing dependency (`AsyncCrossingDependencyKey`),
+  /// which the host answers with its value of `key` at `revision`, with `callEnded` (and,
+  /// for a call that `streams`, `callElement` first, once per answer).
+  struct Call: Equatable, Sendable {
+    var token: UInt64
+    /// The effect body that asks, whose proxy's executor the host answers on (a test store
+    /// waits for it); 0 when no body asks (a task the body did not wait for).
+    var run: UInt64
+    var revision: UInt64
+    var key: String
+    var question: [UInt8]
+    var streams: Bool
+  }
+
+  /// Host → worker: how the host ended a call.
+  enum CallEnd: Equatable, Sendable {
+    /// The encoded answer of a call that does not stream; with each end, the runtime
+    /// warnings the host's value raised while answering, which the worker reports as its own.
+    case answered([UInt8], warnings: [String])
+    /// The stream that answered the call finished.
+    case finished(warnings: [String])
+    /// The host's client threw.
+    case threw(Thrown, warnings: [String])
+    /// The host could not answer, for this reason.
+    case refused(String)
   }
 
   /// What running an action on a slot at `baseVersion` gave: the slot is now at `version`,

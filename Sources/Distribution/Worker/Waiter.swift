@@ -1,7 +1,8 @@
 import Dispatch
 import Synchronization
 
-/// Something in a worker that waits on the host: a suspended task, or a blocked thread.
+/// Something in a worker that waits on the host: a suspended task, a blocked thread, or the
+/// receiver of a stream.
 ///
 /// ```swift
 /// let resumption = await withCheckedContinuation { machine.handle(.waitForWindow(.task($0))) }
@@ -11,12 +12,16 @@ enum Waiter: Sendable {
   case task(CheckedContinuation<Resumption, Never>)
   /// A thread blocked in a synchronous dependency call (`WorkerEffects.ask`).
   case thread(BlockedThread)
+  /// Where the answers of a call that streams go, each as it comes, then its end: it is
+  /// resumed many times, and holds no task or thread (`WorkerEffects.stream`).
+  case receiver(@Sendable (Resumption) -> Void)
 
   /// Lets the waiter go on, told why.
   func resume(_ resumption: Resumption) {
     switch self {
     case let .task(continuation): continuation.resume(returning: resumption)
     case let .thread(thread): thread.resume(resumption)
+    case let .receiver(receive): receive(resumption)
     }
   }
 }

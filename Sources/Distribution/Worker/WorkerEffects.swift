@@ -160,6 +160,50 @@ final class WorkerEffects: Sendable {
     return answer
   }
 
+  /// Calls the async crossing dependency named `key` on the host, as of the host's values at
+  /// `revision`, and waits for the end of the call, suspended: the body's other effects and
+  /// the reducer go on meanwhile. Throws `CancellationError` when the calling task is
+  /// cancelled (the host's call is cancelled too) and `RemoteCallError.peerDisconnected` when
+  /// the connection ends first.
+  func call(revision: UInt64, key: String, question: [UInt8]) async throws -> Wire.CallEnd {
+    guard case let .numbered(token) = handle(.reserveCall) else { throw RemoteCallError.peerDisconnected }
+    let call = Wire.Call(
+      token: token, run: Self.currentRun ?? 0, revision: revision, key: key, question: question, streams: false)
+    let resumption = await withTaskCancellationHandler {
+      await withCheckedContinuation { handle(.call(call, .task($0))) }
+    } onCancel: {
+      handle(.cancelCall(token: token))
+    }
+    switch resumption {
+    case let .ended(end): return end
+    case .cancelled: throw CancellationError()
+    default: throw RemoteCallError.peerDisconnected
+    }
+  }
+
+  /// Calls the async crossing dependency named `key` on the host for a stream of answers:
+  /// `receive` gets each answer as it comes (`.element`), then the end (`.ended`, `.cancelled`
+  /// or `.closed`), once. Returns the call's token, for `cancel(call:)`; nil when the
+  /// connection has ended (`receive` has heard `.closed`).
+  func stream(
+    revision: UInt64, key: String, question: [UInt8], to receive: @escaping @Sendable (Resumption) -> Void
+  ) -> UInt64? {
+    guard case let .numbered(token) = handle(.reserveCall) else {
+      receive(.closed)
+      return nil
+    }
+    let call = Wire.Call(
+      token: token, run: Self.currentRun ?? 0, revision: revision, key: key, question: question, streams: true)
+    handle(.call(call, .receiver(receive)))
+    return token
+  }
+
+  /// The worker no longer waits for the stream of call `token`: the host cancels it. Nothing
+  /// happens for a call that has ended.
+  func cancel(call token: UInt64) {
+    handle(.cancelCall(token: token))
+  }
+
   /// Cancels every effect and lets every waiting `send`, sleep and question return: the host
   /// is gone.
   func stop() {

@@ -2,8 +2,8 @@ internal import Transport
 
 /// The bookkeeping of a worker's effects connection, as a value: which effect bodies are kept,
 /// running or gone, how actions are numbered and how many the host has yet to acknowledge,
-/// which sleeps and questions wait on the host, what waits to be written, and when to tell
-/// the host the worker's effects have settled. It takes events — a message from the host, a
+/// which sleeps, questions and async calls wait on the host, what waits to be written, and
+/// when to tell the host the worker's effects have settled. It takes events — a message from the host, a
 /// body kept, an action forwarded, a body returned — and returns the commands that follow
 /// (write, start, cancel, resume a waiter). It holds no lock, thread or socket:
 /// `WorkerEffects` keeps it under one lock and performs the commands after letting go.
@@ -46,6 +46,15 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     case dismiss(run: UInt64)
     /// A reducer or body asks the host about a crossing dependency.
     case ask(revision: UInt64, key: String, question: [UInt8], Waiter)
+    /// A body makes an async call on a crossing dependency: it asks for a token first, so that
+    /// a cancellation that comes before it waits can name the call. No command: the
+    /// connection ended.
+    case reserveCall
+    /// The call reserved as `call.token` waits for the host's answers (`Waiter` is resumed
+    /// with each of a stream's, then with the end).
+    case call(Wire.Call, Waiter)
+    /// The task waiting for call `token` was cancelled, or stopped iterating its stream.
+    case cancelCall(token: UInt64)
     /// The executor ran out of work: every body is finished or waiting.
     case idle
     /// The executor was seen settled after the host's first `wakes` messages that wake a body.
@@ -99,6 +108,14 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     case waiting(Waiter)
   }
 
+  /// Where an async call stands.
+  enum Call: Sendable {
+    /// Its token was handed out; its task has not waited yet.
+    case reserved
+    /// Sent to the host; a call that `streams` takes answers until its end.
+    case waiting(Waiter, streams: Bool)
+  }
+
   /// How many actions may be on their way to the host, or waiting there, before a body that
   /// sends one waits.
   let window: Int
@@ -123,6 +140,8 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
   private(set) var sleeping: [UInt64: Sleep] = [:]
   private(set) var nextQuestion: UInt64 = 0
   private(set) var asking: [UInt64: Waiter] = [:]
+  private(set) var nextCall: UInt64 = 0
+  private(set) var calls: [UInt64: Call] = [:]
   /// The host's messages that can wake an effect body, handled so far; and the count last
   /// reported settled.
   private(set) var wakes: UInt64 = 0
@@ -197,6 +216,21 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       nextQuestion += 1
       asking[nextQuestion] = waiter
       return send(.question(token: nextQuestion, revision: revision, key: key, bytes: question))
+    case .reserveCall:
+      guard !isClosed else { return [] }
+      nextCall += 1
+      calls[nextCall] = .reserved
+      return [.numbered(nextCall)]
+    case let .call(call, waiter):
+      if isClosed { return [.resume(waiter, .closed)] }
+      guard case .reserved = calls[call.token] else { return [.resume(waiter, .cancelled)] }
+      calls[call.token] = .waiting(waiter, streams: call.streams)
+      return send(.call(call))
+    case let .cancelCall(token):
+      switch calls.removeValue(forKey: token) {
+      case let .waiting(waiter, _)?: return [.resume(waiter, .cancelled)] + send(.cancelCall(token: token))
+      case .reserved?, nil: return []
+      }
     case .idle:
       return (outgoing.isEmpty ? [] : [.write]) + checkSettled()
     case let .settled(after):
@@ -260,6 +294,24 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       guard let waiter = asking.removeValue(forKey: token) else { return stop() }
       // It wakes nothing that waits on the host: the asker is a blocked thread, not counted.
       return [.resume(waiter, .answered(answer))]
+    case let .callElement(token, bytes):
+      // An answer to a call cancelled since is a normal race; one to a call never made, or
+      // a stream's answer to a call that takes one answer, is not.
+      guard token <= nextCall else { return stop() }
+      switch calls[token] {
+      case let .waiting(waiter, streams: true)?: return [.resume(waiter, .element(bytes))] + woken()
+      case .waiting(_, streams: false)?, .reserved?: return stop()
+      case nil: return woken()
+      }
+    case let .callEnded(token, end):
+      guard token <= nextCall else { return stop() }
+      switch calls[token] {
+      case let .waiting(waiter, _)?:
+        calls[token] = nil
+        return [.resume(waiter, .ended(end))] + woken()
+      case .reserved?: return stop()
+      case nil: return woken()
+      }
     }
   }
 
@@ -313,12 +365,14 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     commands += blocked.map { .resume($0, .go) }
     for case let .waiting(waiter) in sleeping.values { commands.append(.resume(waiter, .cancelled)) }
     commands += asking.values.map { .resume($0, .answered(nil)) }
+    for case let .waiting(waiter, _) in calls.values { commands.append(.resume(waiter, .closed)) }
     commands += awaitingTurn.map { .resume($0, .closed) }
     kept = [:]
     runs = [:]
     blocked = []
     sleeping = [:]
     asking = [:]
+    calls = [:]
     awaitingTurn = []
     outgoing = []
     return commands + [.close]
@@ -331,7 +385,7 @@ enum Resumption: Equatable, Sendable {
   case go
   /// It is the waiter's turn, with this action number.
   case numbered(UInt64)
-  /// The connection ended before it was the waiter's turn.
+  /// The connection ended before it was the waiter's turn, or before a call's end.
   case closed
   /// The host's sleep is over.
   case woke
@@ -339,6 +393,10 @@ enum Resumption: Equatable, Sendable {
   case cancelled
   /// The host's answer; nil when none will come.
   case answered(Wire.DependencyAnswer?)
+  /// One answer of the stream that answers a call.
+  case element([UInt8])
+  /// The call is over.
+  case ended(Wire.CallEnd)
 }
 
 // Compared in the tests' tables, with plain values for bodies, tasks and waiters.

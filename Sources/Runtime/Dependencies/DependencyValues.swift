@@ -149,9 +149,9 @@ public struct DependencyValues: Sendable {
     var crossing: [String] = []
     var stayingHere: [String] = []
     for override in overrides.values {
-      if let key = override.key as? any CrossingDependencyKey.Type {
-        CrossingKeys.register(key)
-        crossing.append(CrossingKeys.name(of: key))
+      if CrossingKeys.crosses(override.key) {
+        CrossingKeys.register(override.key)
+        crossing.append(CrossingKeys.name(of: override.key))
       } else if !(override.key is any ProcessLocalDependencyKey.Type) {
         stayingHere.append(CrossingKeys.name(of: override.key))
       }

@@ -48,27 +48,10 @@ struct ThrownError: WireCodable, Equatable {
     return decoded
   }
 
-  /// The longest type name looked up in the Swift runtime: far beyond any real error type's.
-  private static let longestName = 1_024
-
-  /// The `CodableError` type whose mangled name is `name`, if this process has one.
-  ///
-  /// The name comes from the peer, so only a plain one goes to the Swift runtime: letters,
-  /// digits and underscores, as the mangled name of an internal or public type is. Other bytes
-  /// can be symbolic references, which the runtime follows as pointers (`CrossingKeys` keeps
-  /// the same rule for dependency keys). A private type's name holds a `$`: it crosses as prose.
+  /// The `CodableError` type whose mangled name is `name`, if this process has one (a name
+  /// from the peer: `PeerTypeName` says which are looked up).
   private static func codableError(named name: String) -> (any CodableError.Type)? {
-    guard name.utf8.count <= longestName, name.utf8.allSatisfy(isPlain) else { return nil }
-    return _typeByName(name) as? any CodableError.Type
-  }
-
-  private static func isPlain(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-      UInt8(ascii: "_"):
-      true
-    default: false
-    }
+    PeerTypeName.type(named: name) as? any CodableError.Type
   }
 
   private static func decode<Value: CodableError>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
