@@ -139,7 +139,7 @@ public struct ErrandsAPI: Sendable {
 /// `answer(_:with:)` and `asking(_:)` are the two halves of a dependency that another
 /// process answers: the host answers each question with its own value, and a worker's
 /// stand-in asks.
-enum ErrandsAPIKey: DependencyKey {
+enum ErrandsAPIKey: AsyncCrossingDependencyKey {
   static let liveValue = ErrandsAPI(asking: FakeServer.answer)
   static let testValue = liveValue
 
