@@ -33,6 +33,8 @@ public final class Composition: Sendable {
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
   private let templates: TemplateKeeper?
+  /// Bounds the workers of boundaries placed with limits; nil when none has any.
+  private let enforcer: LimitEnforcer?
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
   /// What `timings(of:)` reads; nil when the composition records none.
@@ -82,6 +84,7 @@ public final class Composition: Sendable {
       directory = nil
       monitor = nil
       templates = nil
+      enforcer = nil
       return
     }
     let directory = try SocketDirectory.create()
@@ -90,6 +93,9 @@ public final class Composition: Sendable {
       onOutput(WorkerOutput(line, boundary: TemplateKeeper.name))
     }
     self.templates = templates
+    // Detected once, and only when a boundary has limits: without them nothing changes.
+    let enforcer = placement.entries.contains { !$0.limits.isEmpty } ? LimitEnforcer(mechanism: .detect()) : nil
+    self.enforcer = enforcer
     var remotes: [String: RemoteBoundary] = [:]
     for (number, entry) in placement.entries.enumerated() {
       let boundary = entry.path
@@ -97,6 +103,7 @@ public final class Composition: Sendable {
       let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
         templates: templates, deadline: entry.deadline, startupDeadline: entry.startupDeadline,
+        limits: enforcer.map { LimitRequest(enforcer: $0, limits: entry.limits) },
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers,
@@ -217,6 +224,8 @@ public final class Composition: Sendable {
     for remote in remotes.values { remote.stop() }
     templates?.close()
     roster.stopAll(grace: .seconds(1))
+    // Each worker's cgroup went with it; the host's own directory goes last.
+    enforcer?.close()
     directory?.remove()
   }
 }

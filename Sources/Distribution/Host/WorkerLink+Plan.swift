@@ -12,6 +12,8 @@ extension WorkerLink {
     let templates: TemplateKeeper?
     let deadline: Duration
     let startupDeadline: Duration
+    /// The limits each worker starts under; nil: none.
+    let limits: LimitRequest?
     let output: @Sendable (WorkerProcess.OutputLine) -> Void
     let report: @Sendable (BoundaryEvent) -> Void
   }

@@ -55,11 +55,11 @@ final class WorkerLink: Sendable {
     defer { listener.close() }
     let forked = plan.templates?.fork(
       name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, within: plan.startupDeadline,
-      output: plan.output)
+      limits: plan.limits, output: plan.output)
     let process = try forked
       ?? WorkerProcess(
         name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
-        socketPath: listener.path, secret: secret, output: plan.output)
+        socketPath: listener.path, secret: secret, limits: plan.limits, output: plan.output)
     guard plan.roster.admit(process) else {
       throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: .shuttingDown)
     }

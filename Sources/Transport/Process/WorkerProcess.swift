@@ -57,14 +57,14 @@ package final class WorkerProcess: Sendable {
   /// signal is tied to the life of this process, not of the calling thread.
   package init(
     name: String, executable: URL, arguments: [String] = [], socketPath: String,
-    secret: LaunchSecret, output: @escaping @Sendable (OutputLine) -> Void
+    secret: LaunchSecret, limits: LimitRequest? = nil, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
     let life = ProcessLife()
     let launch = Array("\(socketPath)\n\(secret.text)\n".utf8)
     (process, pid) = try SpawnThread.run { () throws -> (Process, pid_t) in
       try Self.start(
-        name: name, executable: executable, arguments: arguments, launch: launch, life: life,
+        name: name, executable: executable, arguments: arguments, launch: launch, limits: limits, life: life,
         output: output)
     }
     self.life = life
@@ -77,7 +77,7 @@ package final class WorkerProcess: Sendable {
   /// parent-death signal follows the host, not the template.
   package init(
     name: String, forkedBy template: WorkerTemplate, request: String, socketPath: String, secret: LaunchSecret,
-    output: @escaping @Sendable (OutputLine) -> Void
+    limits: LimitRequest? = nil, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
     let life = ProcessLife()
@@ -125,6 +125,7 @@ package final class WorkerProcess: Sendable {
         of: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), as: stream, from: name, to: output, life: life)
     }
     do {
+      try life.enforce(limits, name: name)
       try life.write(Array("\(socketPath)\n\(secret.text)\n".utf8))
     } catch {
       _ = life.signal(SIGKILL)
@@ -148,7 +149,7 @@ package final class WorkerProcess: Sendable {
 
   /// Starts the process; runs on the spawn thread.
   private static func start(
-    name: String, executable: URL, arguments: [String], launch: [UInt8], life: ProcessLife,
+    name: String, executable: URL, arguments: [String], launch: [UInt8], limits: LimitRequest?, life: ProcessLife,
     output: @escaping @Sendable (OutputLine) -> Void
   ) throws -> (Process, pid_t) {
     let process = Process()
@@ -187,6 +188,7 @@ package final class WorkerProcess: Sendable {
       forwardLines(of: pipe.fileHandleForReading, as: stream, from: name, to: output, life: life)
     }
     do {
+      try life.enforce(limits, name: name)
       try life.write(launch)
     } catch {
       _ = life.signal(SIGKILL)
@@ -233,6 +235,10 @@ package final class WorkerProcess: Sendable {
   @discardableResult
   package func send(signal number: Int32) -> Bool { life.signal(number) }
 
+  /// How many times the kernel's OOM killer ended the worker at its memory limit, read when it
+  /// exited (0 before, and without a memory cgroup).
+  package var memoryKills: Int { life.memoryKills }
+
   /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
   package var isRunning: Bool { life.isRunning }
 
@@ -269,6 +275,9 @@ private final class ProcessLife: Sendable {
     var pid: pid_t = 0
     var pidfd: Int32 = -1
     var exit: WorkerProcess.Exit?
+    /// The limits the worker runs under, released when it exits.
+    var limits: EnforcedLimits?
+    var memoryKills = 0
     var openOutputs = 2
     var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
     /// Threads blocked in `waitForExit(milliseconds:)`, woken when the exit is recorded.
@@ -278,6 +287,20 @@ private final class ProcessLife: Sendable {
   private let state = Mutex(State())
 
   func setInput(_ input: FileHandle) { state.withLock { $0.input = input } }
+
+  /// Puts the started worker under `request`'s limits, before it has its launch.
+  func enforce(_ request: LimitRequest?, name: String) throws {
+    guard let request, !request.limits.isEmpty else { return }
+    let pid = state.withLock { $0.pid }
+    let enforced = try request.enforcer.enforce(request.limits, on: pid, name: name)
+    let late = state.withLock { state in
+      if state.exit == nil { state.limits = enforced }
+      return state.exit != nil
+    }
+    if late { enforced.release() }
+  }
+
+  var memoryKills: Int { state.withLock { $0.memoryKills } }
 
   /// The process is running (or already gone, if it died at once).
   func started(pid: pid_t, pidfd: Int32) {
@@ -357,7 +380,12 @@ private final class ProcessLife: Sendable {
   }
 
   func recordExit(_ exit: WorkerProcess.Exit) {
+    // Read before the exit is told, so that whoever hears of it can ask why.
+    let limits = state.withLock { $0.limits }
+    let kills = limits?.memoryKills() ?? 0
+    limits?.release()
     let (input, pidfd, waiters, blocked) = state.withLock { state in
+      state.memoryKills = kills
       state.exit = exit
       defer {
         state.input = nil
