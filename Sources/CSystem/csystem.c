@@ -74,8 +74,8 @@ int bulkhead_pipe(int descriptors[2]) {
 }
 
 int bulkhead_set_limit(pid_t pid, int which, uint64_t soft, uint64_t hard) {
-  static const int resources[] = {RLIMIT_DATA, RLIMIT_NOFILE, RLIMIT_CPU};
-  if (which < 0 || which > 2) {
+  static const int resources[] = {RLIMIT_DATA, RLIMIT_NOFILE};
+  if (which < 0 || which > 1) {
     errno = EINVAL;
     return -1;
   }

@@ -29,6 +29,11 @@ extension DistributionError {
     case invalidDuration(key: String, value: String)
     /// The limit `key` (`memory`, `cpu`, `files`) has a value out of range or in no unit it takes.
     case invalidLimit(key: String, value: String)
+    /// The `*` line, which sets limits for every boundary, sets `key`, which is not a limit.
+    case notALimit(key: String)
+    /// `path`'s memory limit, `bytes`, is below `floor`, the least a worker runs in under
+    /// `mechanism` (resource limits count every thread's stack).
+    case memoryBelowFloor(path: String, bytes: Int, floor: Int, mechanism: String)
     /// The app has no boundary `path`; it has `known`.
     case unknownBoundary(path: String, known: [String])
     /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries do.
@@ -58,6 +63,10 @@ extension DistributionError {
         case "cpu": "cpu must be a percentage of one core from 1% to 6400% such as 20%, not \(quoted(value))"
         default: "files must be a number of descriptors from 16 to 1048576, not \(quoted(value))"
         }
+      case let .notALimit(key):
+        "\"*\" sets limits for every boundary: \"memory SIZE\", \"cpu PERCENT%\" or \"files N\", not \(quoted(key))"
+      case let .memoryBelowFloor(path, bytes, floor, mechanism):
+        "the memory limit of \(quoted(path)), \(ResourceLimit.size(bytes)), is below \(ResourceLimit.size(floor)), the least a worker runs in where memory is bounded by \(mechanism) (this machine has no memory cgroup the host may use): it counts each thread's reserved stack, 8 MB, and a Swift worker runs several threads"
       case let .unknownBoundary(path, known):
         "this app has no boundary \(quoted(path)); its boundaries are: \(known.joined(separator: ", "))"
       case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries take a pool"

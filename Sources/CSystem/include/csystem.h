@@ -28,7 +28,7 @@ pid_t bulkhead_thread_id(void);
 int bulkhead_pin_to_cpu(pid_t pid, int cpu);
 
 /// The resource limits a host sets on a worker (`bulkhead_set_limit`).
-enum { bulkhead_limit_data = 0, bulkhead_limit_files = 1, bulkhead_limit_cpu_seconds = 2 };
+enum { bulkhead_limit_data = 0, bulkhead_limit_files = 1 };
 
 /// Sets the soft and hard limit of `which` (a `bulkhead_limit_*`) for process `pid` (prlimit):
 /// 0, or -1 with errno.
@@ -93,5 +93,10 @@ ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t ca
 /// (`status` its exit status), 0 when a signal ended it (`status` the signal). 0, or -1 with
 /// errno.
 int bulkhead_pidfd_wait(int pidfd, int *exited, int *status);
+
+/// How the child process of `pidfd` ended, without reaping it (WNOWAIT), as
+/// `bulkhead_pidfd_wait` says it: 0 when it has ended, 1 while it runs, -1 with errno (ECHILD
+/// once it was reaped).
+int bulkhead_pidfd_peek(int pidfd, int *exited, int *status);
 
 #endif

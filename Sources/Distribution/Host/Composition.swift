@@ -35,6 +35,11 @@ public final class Composition: Sendable {
   private let templates: TemplateKeeper?
   /// Bounds the workers of boundaries placed with limits; nil when none has any.
   private let enforcer: LimitEnforcer?
+  /// Each placed boundary's limits, by path.
+  let limits: [String: ResourceLimits]
+
+  /// How the workers' limits are enforced; nil when no boundary has limits.
+  var limitMechanism: LimitMechanism? { enforcer?.mechanism }
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
   /// What `timings(of:)` reads; nil when the composition records none.
@@ -71,6 +76,17 @@ public final class Composition: Sendable {
           reason: .notCodable(boundary: entry.path, type: type))
       }
     }
+    // Detected once, and only when a boundary has limits: without them nothing changes.
+    let mechanism = placement.entries.contains { !$0.limits.isEmpty } ? LimitMechanism.detect() : nil
+    if let mechanism {
+      for entry in placement.entries {
+        guard let bytes = entry.memoryLimit, bytes < mechanism.memoryFloor else { continue }
+        throw DistributionError.placement(
+          file: placement.file, line: entry.line,
+          reason: .memoryBelowFloor(path: entry.path, bytes: bytes, floor: mechanism.memoryFloor, mechanism: mechanism.memory))
+      }
+    }
+    limits = Dictionary(uniqueKeysWithValues: placement.entries.map { ($0.path, $0.limits) })
     order = placement.entries.map(\.path)
     let recorder = recordsTimings ? TimingsRecorder(boundaries: order) : nil
     self.recorder = recorder
@@ -93,8 +109,7 @@ public final class Composition: Sendable {
       onOutput(WorkerOutput(line, boundary: TemplateKeeper.name))
     }
     self.templates = templates
-    // Detected once, and only when a boundary has limits: without them nothing changes.
-    let enforcer = placement.entries.contains { !$0.limits.isEmpty } ? LimitEnforcer(mechanism: .detect()) : nil
+    let enforcer = mechanism.map(LimitEnforcer.init)
     self.enforcer = enforcer
     var remotes: [String: RemoteBoundary] = [:]
     for (number, entry) in placement.entries.enumerated() {

@@ -17,7 +17,10 @@ internal import Transport
 ///
 /// `pool N` (1…64, `forEach` only), `deadline D` (how long a worker may take to answer one
 /// request; default 2s) and `startup D` (how long a new worker may take to connect and greet;
-/// default 10s), with `D` in `ms` or `s`.
+/// default 10s), with `D` in `ms` or `s`. Limits on each worker, enforced by the kernel
+/// (docs/limits.md): `memory SIZE` (16MB…1TB, in KB, MB or GB), `cpu P%` (of one core,
+/// 1%…6400%), `files N` (16…1048576); a line `* memory 256MB files 256` sets them for every
+/// placed boundary that does not set its own.
 ///
 /// ```swift
 /// let placement = try Placement(contentsOf: "placements/two-counters.placement")
@@ -113,6 +116,7 @@ public struct Placement: Sendable, Equatable {
   /// ```
   public init(parsing text: String, file: String) throws(DistributionError) {
     var entries: [Entry] = []
+    var defaults: Entry?
     // Lines end in "\n", "\r\n" or "\r" (Swift reads "\r\n" as one character), and only
     // there: an editor shows a U+2028 or a form feed inside a line, so it does not end one.
     let endsLine: (Character) -> Bool = { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
@@ -122,13 +126,25 @@ public struct Placement: Sendable, Equatable {
       let words = content.split(whereSeparator: \.isWhitespace).map(String.init)
       guard let path = words.first else { continue }
       let entry = try Self.entry(path: path, settings: words.dropFirst(), line: line, file: file)
+      if path == Self.everyBoundary {
+        if let first = defaults { throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line)) }
+        if let key = words.dropFirst().first(where: { !Self.limitKeys.contains($0) }) {
+          throw .placement(file: file, line: line, reason: .notALimit(key: key))
+        }
+        defaults = entry
+        continue
+      }
       if let first = entries.first(where: { $0.path == path }) {
         throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line))
       }
       entries.append(entry)
     }
-    self.init(file: file, entries: entries)
+    self.init(file: file, entries: entries.map { $0.limited(by: defaults) })
   }
+
+  /// The name of the line that sets limits for every placed boundary.
+  private static let everyBoundary = "*"
+  private static let limitKeys = ["memory", "cpu", "files"]
 
   private static func entry(
     path: String, settings: ArraySlice<String>, line: Int, file: String
@@ -140,7 +156,7 @@ public struct Placement: Sendable, Equatable {
     var seen: Set<String> = []
     var words = settings
     while let key = words.popFirst() {
-      guard ["pool", "deadline", "startup", "memory", "cpu", "files"].contains(key) else {
+      guard (["pool", "deadline", "startup"] + limitKeys).contains(key) else {
         throw .placement(file: file, line: line, reason: .unknownSetting(key: key, path: path))
       }
       guard let value = words.popFirst() else {
@@ -262,4 +278,13 @@ func quoted(_ text: some StringProtocol) -> String {
 extension Placement.Entry {
   /// The entry's limits, as the host enforces them.
   var limits: ResourceLimits { ResourceLimits(memoryBytes: memoryLimit, cpuPercent: cpuPercent, files: fileLimit) }
+
+  /// The entry, with each limit it does not set taken from `defaults` (the `*` line).
+  func limited(by defaults: Self?) -> Self {
+    guard let defaults else { return self }
+    return Self(
+      path: path, workers: workers, deadline: deadline, startupDeadline: startupDeadline,
+      memoryLimit: memoryLimit ?? defaults.memoryLimit, cpuPercent: cpuPercent ?? defaults.cpuPercent,
+      fileLimit: fileLimit ?? defaults.fileLimit, line: line)
+  }
 }

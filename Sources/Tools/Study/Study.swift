@@ -153,6 +153,7 @@ final class StudyRecorder: Sendable {
     let kind: StudyRun.Moment.Kind? =
       switch event {
       case .workerStalled: .stall
+      case .limitExceeded: .limit
       case .workerExited: .exit
       case .workerRestarted: .restart
       case .effectsLost: .effectsLost

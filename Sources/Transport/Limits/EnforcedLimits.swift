@@ -6,15 +6,21 @@ import Foundation
 
 /// The limits one worker runs under, and where the kernel counts them: read after the worker
 /// ended, to tell whether a limit ended it, then released.
-package struct EnforcedLimits: Sendable, Equatable {
+package struct EnforcedLimits: Sendable {
   package let limits: ResourceLimits
   package let mechanism: LimitMechanism
   /// The worker's cgroup directories (none with resource limits only).
   package let groups: [String]
+  /// The host's throttle holding the worker to its CPU share, and its token there.
+  let throttle: (CPUThrottle, Int)?
+
+  /// Whether the worker's memory is bounded by `RLIMIT_DATA`, where an allocation past the
+  /// limit fails inside the worker: Swift then prints "failed to allocate" and aborts.
+  var endsByFailedAllocation: Bool { limits.memoryBytes != nil && mechanism == .resourceLimits }
 
   /// How many times the kernel's OOM killer ended a process of the worker's memory cgroup:
   /// `oom_kill` in `memory.events` (v2) or `memory.oom_control` (v1). 0 without a memory cgroup.
-  package func memoryKills() -> Int {
+  func memoryKills() -> Int {
     for group in groups {
       for file in ["memory.events", "memory.oom_control"] {
         guard let text = try? String(contentsOfFile: group + "/" + file, encoding: .utf8) else { continue }
@@ -27,8 +33,10 @@ package struct EnforcedLimits: Sendable, Equatable {
     return 0
   }
 
-  /// Removes the worker's cgroups; call once it has exited (a group with a process in it stays).
-  package func release() {
+  /// Removes the worker's cgroups and lets the throttle go; call once it has exited (a group
+  /// with a process in it stays).
+  func release() {
+    if let (throttle, token) = throttle { throttle.remove(token) }
     for group in groups { rmdir(group) }
   }
 }

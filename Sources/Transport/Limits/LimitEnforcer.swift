@@ -7,7 +7,8 @@ import Foundation
 
 /// Puts a composition's workers under their limits with the mechanism the machine offers.
 /// With cgroups, each worker gets a cgroup of its own in a directory of the host's
-/// (`bulkhead-HOSTPID`, under the host's own cgroup), made when the first worker needs it.
+/// (`bulkhead-HOSTPID`, under the host's own cgroup), made when the first worker needs it and
+/// removed at `close()`; directories of hosts that are gone are swept when an enforcer is made.
 ///
 /// The host calls `enforce` between starting a worker and handing it its launch: the worker
 /// waits for the launch before it runs any of the app's code, so it serves under its limits
@@ -15,21 +16,31 @@ import Foundation
 ///
 /// ```swift
 /// let enforcer = LimitEnforcer(mechanism: .detect())
-/// let enforced = try enforcer.enforce(ResourceLimits(memoryBytes: 128 << 20), on: pid, name: "w0-0")
+/// let enforced = try enforcer.enforce(ResourceLimits(memoryBytes: 128 << 20), on: pid, name: "w0-0") { _ in true }
 /// ```
 package final class LimitEnforcer: Sendable {
   package let mechanism: LimitMechanism
-  private let hostDirectory = "bulkhead-\(getpid())"
+  private let hostDirectory = "\(LimitEnforcer.prefix)\(getpid())"
+  /// Holds workers to their CPU share where no cgroup does.
+  private let throttle = CPUThrottle()
 
-  package init(mechanism: LimitMechanism) { self.mechanism = mechanism }
+  private static let prefix = "bulkhead-"
 
-  /// Bounds process `pid`, the worker `name`, by `limits`.
+  package init(mechanism: LimitMechanism) {
+    self.mechanism = mechanism
+    for root in mechanism.roots { Self.sweep(root) }
+  }
+
+  /// Bounds process `pid`, the worker `name`, by `limits`; `signal` reaches it through its
+  /// pidfd, for the host's CPU throttle.
   ///
   /// - Throws: `TransportError.system` naming the file or call that failed.
-  package func enforce(_ limits: ResourceLimits, on pid: pid_t, name: String) throws(TransportError) -> EnforcedLimits {
+  package func enforce(
+    _ limits: ResourceLimits, on pid: pid_t, name: String, signal: @escaping @Sendable (Int32) -> Bool
+  ) throws(TransportError) -> EnforcedLimits {
     var groups: [String] = []
     do throws(TransportError) {
-      if let files = limits.files { try setLimit(Int32(bulkhead_limit_files), to: UInt64(files), hard: UInt64(files), on: pid) }
+      if let files = limits.files { try setLimit(Int32(bulkhead_limit_files), to: UInt64(files), on: pid) }
       switch mechanism {
       case let .cgroup2(directory):
         let group = try makeGroup(in: directory, for: name, pid: pid)
@@ -52,25 +63,21 @@ package final class LimitEnforcer: Sendable {
           try write("\(pid)", to: group + "/cgroup.procs")
         }
       case .resourceLimits:
-        if let bytes = limits.memoryBytes {
-          try setLimit(Int32(bulkhead_limit_data), to: UInt64(bytes), hard: UInt64(bytes), on: pid)
-        }
+        if let bytes = limits.memoryBytes { try setLimit(Int32(bulkhead_limit_data), to: UInt64(bytes), on: pid) }
       }
     } catch {
       for group in groups { rmdir(group) }
       throw error
     }
-    return EnforcedLimits(limits: limits, mechanism: mechanism, groups: groups)
+    let throttled = mechanism.hostThrottlesCPU ? limits.cpuPercent : nil
+    let token = throttled.flatMap { throttle.add(pid: pid, percent: $0, signal: signal) }
+    return EnforcedLimits(
+      limits: limits, mechanism: mechanism, groups: groups, throttle: token.map { (throttle, $0) })
   }
 
   /// Removes the host's directories once every worker's group is gone (at shutdown).
   package func close() {
-    switch mechanism {
-    case let .cgroup2(directory): rmdir(directory + "/" + hostDirectory)
-    case let .cgroup1(memory, cpu):
-      for root in [memory, cpu].compactMap(\.self) { rmdir(root + "/" + hostDirectory) }
-    case .resourceLimits: break
-    }
+    for root in mechanism.roots { rmdir(root + "/" + hostDirectory) }
   }
 
   /// Makes `root/bulkhead-HOSTPID/NAME-PID`, and the host's directory first if need be.
@@ -82,9 +89,29 @@ package final class LimitEnforcer: Sendable {
     return group
   }
 
-  private func setLimit(_ which: Int32, to soft: UInt64, hard: UInt64, on pid: pid_t) throws(TransportError) {
-    guard bulkhead_set_limit(pid, which, soft, hard) == 0 else {
+  private func setLimit(_ which: Int32, to value: UInt64, on pid: pid_t) throws(TransportError) {
+    guard bulkhead_set_limit(pid, which, value, value) == 0 else {
       throw .system(call: "prlimit", errno: errno, context: "the limits of worker \(pid)")
+    }
+  }
+
+  /// Removes the directories of hosts that are gone (`bulkhead-PID` with no process PID) from
+  /// `root`, with their workers' groups: a group is empty once its worker exited, which a
+  /// worker does when its host dies. A group still in use stays, and so does its host's.
+  private static func sweep(_ root: String) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
+    for name in names where name.hasPrefix(prefix) {
+      guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else {
+        continue
+      }
+      let host = root + "/" + name
+      for group in (try? FileManager.default.contentsOfDirectory(atPath: host)) ?? [] {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: host + "/" + group, isDirectory: &isDirectory), isDirectory.boolValue {
+          rmdir(host + "/" + group)
+        }
+      }
+      rmdir(host)
     }
   }
 }

@@ -5,23 +5,65 @@ import Foundation
 #endif
 
 /// How this machine lets a host bound its workers, best first: a cgroup v2 subtree with the
-/// memory and cpu controllers, cgroup v1 memory and cpu hierarchies the host may write, or
-/// only resource limits set on each worker (`prlimit`), which bound reserved data rather than
-/// resident memory and no CPU share.
+/// memory and cpu controllers, cgroup v1 memory (and cpu) hierarchies the host may write, or
+/// only resource limits set on each worker (`prlimit`). Descriptors are always bounded by
+/// `RLIMIT_NOFILE`; CPU, where no cgroup can throttle it, by the host (`CPUThrottle`).
+///
+/// ```swift
+/// let mechanism = LimitMechanism.detect()
+/// print(mechanism)  // "cgroup v1 (memory.limit_in_bytes, cpu.cfs_quota_us), RLIMIT_NOFILE"
+/// ```
 package enum LimitMechanism: Sendable, Equatable, CustomStringConvertible {
   /// cgroup v2: the directory of the host's own cgroup, whose children get `memory.max` and `cpu.max`.
   case cgroup2(directory: String)
-  /// cgroup v1: the host's directories in the memory hierarchy and, if mounted apart, the cpu one.
+  /// cgroup v1: the host's directory in the memory hierarchy and, if the host may write it, in the cpu one.
   case cgroup1(memory: String, cpu: String?)
-  /// `RLIMIT_DATA`, `RLIMIT_NOFILE` and `RLIMIT_CPU` set on the worker before it serves.
+  /// `RLIMIT_DATA` and `RLIMIT_NOFILE` set on the worker before it serves; CPU throttled by the host.
   case resourceLimits
 
-  package var description: String {
+  /// What bounds memory: the cgroup file, or `RLIMIT_DATA`.
+  package var memory: String {
     switch self {
-    case .cgroup2: "cgroup v2"
-    case let .cgroup1(_, cpu): cpu == nil ? "cgroup v1 (memory)" : "cgroup v1 (memory, cpu)"
-    case .resourceLimits: "resource limits (prlimit)"
+    case .cgroup2: "memory.max"
+    case .cgroup1: "memory.limit_in_bytes"
+    case .resourceLimits: "RLIMIT_DATA"
     }
+  }
+
+  /// What bounds CPU: the cgroup file, or the host stopping and continuing the worker.
+  package var cpu: String {
+    switch self {
+    case .cgroup2: "cpu.max"
+    case .cgroup1(_, .some): "cpu.cfs_quota_us"
+    case .cgroup1(_, .none), .resourceLimits: "the host (SIGSTOP/SIGCONT)"
+    }
+  }
+
+  /// Whether the host throttles CPU itself: no cgroup does it.
+  package var hostThrottlesCPU: Bool {
+    switch self {
+    case .cgroup2, .cgroup1(_, .some): false
+    case .cgroup1(_, .none), .resourceLimits: true
+    }
+  }
+
+  /// The least memory limit a worker can run under: resource limits count every thread's
+  /// reserved stack (8 MB each) as data, and a Swift worker runs several threads.
+  package var memoryFloor: Int {
+    switch self {
+    case .cgroup2, .cgroup1: 16 << 20
+    case .resourceLimits: 64 << 20
+    }
+  }
+
+  package var description: String {
+    let kind =
+      switch self {
+      case .cgroup2: "cgroup v2"
+      case .cgroup1: "cgroup v1"
+      case .resourceLimits: "resource limits"
+      }
+    return "\(kind): memory by \(memory), cpu by \(cpu), files by RLIMIT_NOFILE"
   }
 
   /// The best mechanism this process may use, read from `/proc/self/mountinfo` and
@@ -50,6 +92,15 @@ package enum LimitMechanism: Sendable, Equatable, CustomStringConvertible {
 
   /// The environment variable that picks the fallback: `BULKHEAD_LIMITS=rlimits`.
   package static let switchVariable = "BULKHEAD_LIMITS"
+
+  /// The directories the host makes its workers' cgroups in (none with resource limits).
+  var roots: [String] {
+    switch self {
+    case let .cgroup2(directory): [directory]
+    case let .cgroup1(memory, cpu): [memory] + (cpu.map { [$0] } ?? [])
+    case .resourceLimits: []
+    }
+  }
 
   private static func words(in file: String) -> [String] {
     ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)

@@ -212,7 +212,10 @@ package final class WorkerProcess: Sendable {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }
         let data = count > 0 ? Data(buffer[0..<count]) : Data()
-        for text in lines.append(data) { output(OutputLine(worker: name, stream: stream, text: text)) }
+        for text in lines.append(data) {
+          life.heard(text)
+          output(OutputLine(worker: name, stream: stream, text: text))
+        }
         if count <= 0 { break }
       }
       // Only this thread uses the descriptor, so it is closed here, at once, rather than
@@ -235,9 +238,13 @@ package final class WorkerProcess: Sendable {
   @discardableResult
   package func send(signal number: Int32) -> Bool { life.signal(number) }
 
-  /// How many times the kernel's OOM killer ended the worker at its memory limit, read when it
-  /// exited (0 before, and without a memory cgroup).
-  package var memoryKills: Int { life.memoryKills }
+  /// Whether the worker ended at its memory limit: the OOM killer ended it in its memory
+  /// cgroup, or, under `RLIMIT_DATA`, it aborted after saying "failed to allocate". Waits for
+  /// its exit and the end of its output, at most `milliseconds`: the connection that told the
+  /// host of its end may come first. False at once for a worker with no memory limit.
+  package func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
+    life.endedAtMemoryLimit(waitingAtMost: milliseconds)
+  }
 
   /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
   package var isRunning: Bool { life.isRunning }
@@ -277,7 +284,12 @@ private final class ProcessLife: Sendable {
     var exit: WorkerProcess.Exit?
     /// The limits the worker runs under, released when it exits.
     var limits: EnforcedLimits?
+    /// The OOM kills in its memory cgroup, read as it exited, before the group is removed.
     var memoryKills = 0
+    /// Whether it said "failed to allocate" (watched only under `RLIMIT_DATA`).
+    var failedToAllocate = false
+    /// Threads blocked in `endedAtMemoryLimit`, woken when its output has ended.
+    var outputWaiters: [DispatchSemaphore] = []
     var openOutputs = 2
     var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
     /// Threads blocked in `waitForExit(milliseconds:)`, woken when the exit is recorded.
@@ -292,7 +304,9 @@ private final class ProcessLife: Sendable {
   func enforce(_ request: LimitRequest?, name: String) throws {
     guard let request, !request.limits.isEmpty else { return }
     let pid = state.withLock { $0.pid }
-    let enforced = try request.enforcer.enforce(request.limits, on: pid, name: name)
+    let enforced = try request.enforcer.enforce(request.limits, on: pid, name: name) { [weak self] number in
+      self?.signal(number) ?? false
+    }
     let late = state.withLock { state in
       if state.exit == nil { state.limits = enforced }
       return state.exit != nil
@@ -300,7 +314,35 @@ private final class ProcessLife: Sendable {
     if late { enforced.release() }
   }
 
-  var memoryKills: Int { state.withLock { $0.memoryKills } }
+  /// Notes what a line of the worker's output says of its limits.
+  func heard(_ line: String) {
+    guard state.withLock({ $0.limits?.endsByFailedAllocation == true }), line.contains("failed to allocate") else { return }
+    state.withLock { $0.failedToAllocate = true }
+  }
+
+  /// See `WorkerProcess.endedAtMemoryLimit`. Event-driven: the output's end (which follows
+  /// the worker's death at once) wakes the wait; the exit status is read from the pidfd
+  /// without reaping, since Foundation reaps a spawned worker tens of milliseconds late.
+  func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
+    let ended = DispatchSemaphore(value: 0)
+    let waiting = state.withLock { state in
+      guard state.limits?.limits.memoryBytes != nil else { return false }
+      if state.openOutputs > 0 { state.outputWaiters.append(ended) }
+      return true
+    }
+    guard waiting else { return false }
+    _ = ended.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
+    let (limits, kills, failed, recorded, pidfd) = state.withLock { state in
+      (state.limits, state.memoryKills, state.failedToAllocate, state.exit, state.pidfd >= 0 ? dup(state.pidfd) : -1)
+    }
+    defer { if pidfd >= 0 { Glibc.close(pidfd) } }
+    if kills > 0 || (limits?.memoryKills() ?? 0) > 0 { return true }
+    guard failed else { return false }
+    var (exited, status): (Int32, Int32) = (0, 0)
+    let exit = recorded ?? (pidfd >= 0 && bulkhead_pidfd_peek(pidfd, &exited, &status) == 0
+      ? (exited == 1 ? .exited(status: status) : .signalled(signal: status)) : nil)
+    return exit == .signalled(signal: SIGABRT)
+  }
 
   /// The process is running (or already gone, if it died at once).
   func started(pid: pid_t, pidfd: Int32) {
@@ -402,14 +444,17 @@ private final class ProcessLife: Sendable {
   }
 
   func outputEnded() {
-    let (exit, waiters) = state.withLock { state in
+    let (exit, waiters, blocked) = state.withLock { state in
       state.openOutputs -= 1
-      guard state.openOutputs == 0, let exit = state.exit else {
-        return (WorkerProcess.Exit?.none, [CheckedContinuation<WorkerProcess.Exit, Never>]())
+      guard state.openOutputs == 0 else {
+        return (WorkerProcess.Exit?.none, [CheckedContinuation<WorkerProcess.Exit, Never>](), [DispatchSemaphore]())
       }
+      defer { state.outputWaiters = [] }
+      guard let exit = state.exit else { return (nil, [], state.outputWaiters) }
       defer { state.waiters = [] }
-      return (exit, state.waiters)
+      return (exit, state.waiters, state.outputWaiters)
     }
+    for semaphore in blocked { semaphore.signal() }
     if let exit { for waiter in waiters { waiter.resume(returning: exit) } }
   }
 
