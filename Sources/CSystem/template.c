@@ -102,20 +102,6 @@ int bulkhead_pidfd_wait(int pidfd, int *exited, int *status) {
   return 0;
 }
 
-int bulkhead_pidfd_peek(int pidfd, int *exited, int *status) {
-  siginfo_t info;
-  memset(&info, 0, sizeof(info));
-  int result;
-  do {
-    result = waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, WEXITED | WNOWAIT | WNOHANG);
-  } while (result < 0 && errno == EINTR);
-  if (result < 0) return -1;
-  if (info.si_pid == 0) return 1;
-  *exited = info.si_code == CLD_EXITED;
-  *status = info.si_status;
-  return 0;
-}
-
 /// The number of threads of this process, from /proc/self/task; -1 if it cannot be read.
 static int thread_count(void) {
   DIR *tasks = opendir("/proc/self/task");

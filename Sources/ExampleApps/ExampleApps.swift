@@ -82,6 +82,14 @@ public enum ExampleApp {
       actions: [.store(.bump), .store(.bump), .store(.stream(count: 3))],
       reducer: Payload.init),
     .lobby,
+    ScriptedApp(
+      "runaway", summary: "For studying limits: children that leak memory, spin a core, open descriptors",
+      initialState: Runaway.State(),
+      actions: [
+        .steady(.incrementButtonTapped), .opener(.exhaust(most: 200)), .spinner(.spin(milliseconds: 300)),
+        .hog(.grow(megabytes: 32)), .hog(.grow(megabytes: 32)), .hog(.grow(megabytes: 32)), .hog(.grow(megabytes: 32)),
+        .steady(.incrementButtonTapped),
+      ], reducer: Runaway.init),
   ]
 
   /// The example app called `name`, if there is one.

@@ -94,9 +94,4 @@ ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t ca
 /// errno.
 int bulkhead_pidfd_wait(int pidfd, int *exited, int *status);
 
-/// How the child process of `pidfd` ended, without reaping it (WNOWAIT), as
-/// `bulkhead_pidfd_wait` says it: 0 when it has ended, 1 while it runs, -1 with errno (ECHILD
-/// once it was reaped).
-int bulkhead_pidfd_peek(int pidfd, int *exited, int *status);
-
 #endif

@@ -128,7 +128,9 @@ public struct Placement: Sendable, Equatable {
       let entry = try Self.entry(path: path, settings: words.dropFirst(), line: line, file: file)
       if path == Self.everyBoundary {
         if let first = defaults { throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line)) }
-        if let key = words.dropFirst().first(where: { !Self.limitKeys.contains($0) }) {
+        // The settings parsed, so keys and values alternate.
+        let keys = words.dropFirst().enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        if let key = keys.first(where: { !Self.limitKeys.contains($0) }) {
           throw .placement(file: file, line: line, reason: .notALimit(key: key))
         }
         defaults = entry

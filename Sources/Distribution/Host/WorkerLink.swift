@@ -237,13 +237,16 @@ final class WorkerLink: Sendable {
   /// its connections within a millisecond or so, more on a loaded machine.
   static let limitVerdictWait: Int32 = 250
 
-  /// `reason`, or, when a connection ended because the worker ended at its memory limit,
-  /// that limit.
+  /// `reason`, or, when a connection ended or broke because the worker ended at its memory
+  /// limit, that limit.
   private static func why(_ reason: RestartReason, process: any WorkerHandle, memoryLimit: Int?) -> RestartReason {
-    guard case .connectionEnded = reason, let memoryLimit,
-      process.endedAtMemoryLimit(waitingAtMost: limitVerdictWait)
-    else { return reason }
-    return .exceededLimit(.memory(bytes: memoryLimit))
+    switch reason {
+    case .connectionEnded, .connectionFailed:
+      guard let memoryLimit, process.endedAtMemoryLimit(waitingAtMost: limitVerdictWait) else { return reason }
+      return .exceededLimit(.memory(bytes: memoryLimit))
+    case .stalled, .killedOnRequest, .brokeProtocol, .startFailed, .exceededLimit:
+      return reason
+    }
   }
 
   /// Why a request that failed with `error` gives the worker up.

@@ -68,9 +68,10 @@ package enum LimitMechanism: Sendable, Equatable, CustomStringConvertible {
 
   /// The best mechanism this process may use, read from `/proc/self/mountinfo` and
   /// `/proc/self/cgroup`. It only reads: nothing is created until a worker needs it.
-  /// `BULKHEAD_LIMITS=rlimits` picks resource limits even where cgroups work, so that tests
-  /// run the fallback too.
+  /// `BULKHEAD_LIMITS=rlimits` picks resource limits even where cgroups work, so that people
+  /// can see the fallback at work, and so does `chosen` in a task, so that tests run it too.
   package static func detect() -> LimitMechanism {
+    if let chosen { return chosen }
     if ProcessInfo.processInfo.environment[switchVariable] == "rlimits" { return .resourceLimits }
     let mounts = CgroupMounts.read()
     let own = CgroupMounts.ownPaths()
@@ -90,11 +91,18 @@ package enum LimitMechanism: Sendable, Equatable, CustomStringConvertible {
     return .resourceLimits
   }
 
+  /// The mechanism `detect()` gives in this task, whatever the machine offers: for tests.
+  ///
+  /// ```swift
+  /// try LimitMechanism.$chosen.withValue(.resourceLimits) { try Composition(…) }
+  /// ```
+  @TaskLocal package static var chosen: LimitMechanism?
+
   /// The environment variable that picks the fallback: `BULKHEAD_LIMITS=rlimits`.
   package static let switchVariable = "BULKHEAD_LIMITS"
 
   /// The directories the host makes its workers' cgroups in (none with resource limits).
-  var roots: [String] {
+  package var roots: [String] {
     switch self {
     case let .cgroup2(directory): [directory]
     case let .cgroup1(memory, cpu): [memory] + (cpu.map { [$0] } ?? [])

@@ -239,9 +239,10 @@ package final class WorkerProcess: Sendable {
   package func send(signal number: Int32) -> Bool { life.signal(number) }
 
   /// Whether the worker ended at its memory limit: the OOM killer ended it in its memory
-  /// cgroup, or, under `RLIMIT_DATA`, it aborted after saying "failed to allocate". Waits for
-  /// its exit and the end of its output, at most `milliseconds`: the connection that told the
-  /// host of its end may come first. False at once for a worker with no memory limit.
+  /// cgroup, or, under `RLIMIT_DATA`, the Swift runtime said "Fatal error: failed to
+  /// allocate" before it ended it. Waits for the end of its output, at most `milliseconds`:
+  /// the connection that told the host of its end may come before its last lines. False at
+  /// once for a worker with no memory limit.
   package func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
     life.endedAtMemoryLimit(waitingAtMost: milliseconds)
   }
@@ -314,15 +315,20 @@ private final class ProcessLife: Sendable {
     if late { enforced.release() }
   }
 
+  /// What the Swift runtime prints before it aborts when an allocation fails.
+  static let allocationFailure = "Fatal error: failed to allocate"
+
   /// Notes what a line of the worker's output says of its limits.
   func heard(_ line: String) {
-    guard state.withLock({ $0.limits?.endsByFailedAllocation == true }), line.contains("failed to allocate") else { return }
+    guard state.withLock({ $0.limits?.endsByFailedAllocation == true }), line.hasPrefix(Self.allocationFailure) else {
+      return
+    }
     state.withLock { $0.failedToAllocate = true }
   }
 
-  /// See `WorkerProcess.endedAtMemoryLimit`. Event-driven: the output's end (which follows
-  /// the worker's death at once) wakes the wait; the exit status is read from the pidfd
-  /// without reaping, since Foundation reaps a spawned worker tens of milliseconds late.
+  /// See `WorkerProcess.endedAtMemoryLimit`. Event-driven: the end of the worker's output,
+  /// which follows its death at once, wakes the wait; the OOM count is read from its cgroup,
+  /// which stays until the host has reaped it.
   func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
     let ended = DispatchSemaphore(value: 0)
     let waiting = state.withLock { state in
@@ -332,16 +338,8 @@ private final class ProcessLife: Sendable {
     }
     guard waiting else { return false }
     _ = ended.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
-    let (limits, kills, failed, recorded, pidfd) = state.withLock { state in
-      (state.limits, state.memoryKills, state.failedToAllocate, state.exit, state.pidfd >= 0 ? dup(state.pidfd) : -1)
-    }
-    defer { if pidfd >= 0 { Glibc.close(pidfd) } }
-    if kills > 0 || (limits?.memoryKills() ?? 0) > 0 { return true }
-    guard failed else { return false }
-    var (exited, status): (Int32, Int32) = (0, 0)
-    let exit = recorded ?? (pidfd >= 0 && bulkhead_pidfd_peek(pidfd, &exited, &status) == 0
-      ? (exited == 1 ? .exited(status: status) : .signalled(signal: status)) : nil)
-    return exit == .signalled(signal: SIGABRT)
+    let (limits, kills, failed) = state.withLock { ($0.limits, $0.memoryKills, $0.failedToAllocate) }
+    return failed || kills > 0 || (limits?.memoryKills() ?? 0) > 0
   }
 
   /// The process is running (or already gone, if it died at once).
