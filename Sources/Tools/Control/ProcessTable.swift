@@ -27,14 +27,18 @@ struct ProcessTable {
       let cpu = Double(process.cpuTicks) / Double(ProcessState.ticksPerSecond)
       return [process.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-", "\(Amount.hundredths(cpu)) s"]
     }
-    var rows = [["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"]]
-    rows.append(["(host)", "-"] + columns(snapshot.hostPID) + ["-"] + usage(snapshot.hostPID))
+    let limited = LimitColumns.mechanism(of: snapshot)
+    var rows = [["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"] + (limited == nil ? [] : LimitColumns.headers)]
+    rows.append(["(host)", "-"] + columns(snapshot.hostPID) + ["-"] + usage(snapshot.hostPID) + (limited == nil ? [] : ["-", "-", "-"]))
     for boundary in snapshot.boundaries {
       for (index, worker) in boundary.workers.enumerated() {
-        rows.append([boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid))
+        let limits =
+          limited == nil
+          ? [] : LimitColumns.cells(of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { ProcessState(of: Int32($0))?.residentKilobytes })
+        rows.append([boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid) + limits)
       }
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"
-    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + TextTable(rows).lines
+    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + (limited.map { [$0] } ?? []) + TextTable(rows).lines
   }
 }

@@ -115,8 +115,8 @@ package enum LimitMechanism: Sendable, Equatable, CustomStringConvertible {
   }
 }
 
-/// Where the cgroup hierarchies are mounted, and where this process sits in each.
-private enum CgroupMounts {
+/// Where the cgroup hierarchies are mounted, and where a process sits in each.
+enum CgroupMounts {
   /// The cgroup2 mount point, and each v1 controller's mount point.
   static func read() -> (unified: String?, v1: [String: String]) {
     var unified: String?
@@ -139,11 +139,11 @@ private enum CgroupMounts {
     return (unified, v1)
   }
 
-  /// This process's cgroup in each hierarchy, by controller ("" for cgroup v2), from
-  /// `/proc/self/cgroup` ("4:memory:/a/b", "1:cpu,cpuacct:/", "0::/").
-  static func ownPaths() -> [String: String] {
+  /// Process `pid`'s cgroup in each hierarchy (this process's by default), by controller
+  /// ("" for cgroup v2), from `/proc/PID/cgroup` ("4:memory:/a/b", "1:cpu,cpuacct:/", "0::/").
+  static func ownPaths(of pid: String = "self") -> [String: String] {
     var paths: [String: String] = [:]
-    let text = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
+    let text = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
     for line in text.split(separator: "\n") {
       let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
       guard fields.count == 3 else { continue }
