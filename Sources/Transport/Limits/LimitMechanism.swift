@@ -56,15 +56,16 @@ package enum LimitMechanism: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  package var description: String {
-    let kind =
-      switch self {
-      case .cgroup2: "cgroup v2"
-      case .cgroup1: "cgroup v1"
-      case .resourceLimits: "resource limits"
-      }
-    return "\(kind): memory by \(memory), cpu by \(cpu), files by RLIMIT_NOFILE"
+  /// "cgroup v2", "cgroup v1" or "resource limits".
+  package var kind: String {
+    switch self {
+    case .cgroup2: "cgroup v2"
+    case .cgroup1: "cgroup v1"
+    case .resourceLimits: "resource limits"
+    }
   }
+
+  package var description: String { "\(kind): memory by \(memory), cpu by \(cpu), files by RLIMIT_NOFILE" }
 
   /// The best mechanism this process may use, read from `/proc/self/mountinfo` and
   /// `/proc/self/cgroup`. It only reads: nothing is created until a worker needs it.
