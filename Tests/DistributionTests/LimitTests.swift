@@ -228,3 +228,34 @@ import Transport
       .filter { $0.hasPrefix("Max data size") || $0.hasPrefix("Max open files") }.map(String.init)
   }
 }
+
+/// `compose.sh ps` names the mechanism and shows each worker's use against the limit the
+/// kernel holds it to, under the detected mechanism and under resource limits.
+@Suite(.onItsOwnThread, .serialized) struct LimitCommandLineTests {
+  @Test(arguments: LimitTests.Enforcement.allCases)
+  func psShowsTheMechanismAndTheLimitInForce(_ enforcement: LimitTests.Enforcement) throws {
+    let rlimits = enforcement == .rlimits
+    let compose = try Compose(environment: rlimits ? [LimitMechanism.switchVariable: "rlimits"] : [:])
+    defer { compose.cleanUp() }
+    let placement = try compose.placement("counter1 memory 64MB\ncounter2\n")
+    #expect(try compose("up", "two-counters", placement).status == 0)
+    let ps = try compose("ps", "two-counters")
+    #expect(ps.status == 0)
+    let mechanism = rlimits ? LimitMechanism.resourceLimits : LimitMechanism.detect()
+    let lines = ps.output.split(separator: "\n").map(String.init)
+    #expect(lines.contains("limits: \(mechanism)"), "\(ps)")
+    let row = try #require(lines.first { $0.hasPrefix("counter1 ") }, "\(ps)").split(separator: " ")
+    // "… 16.7 MiB/64.0 MiB  -  -": memory against its limit, no cpu or files limit.
+    #expect(row.contains { $0.hasSuffix("/64.0") } && row.suffix(3) == ["MiB", "-", "-"], "\(ps)")
+    let other = try #require(lines.first { $0.hasPrefix("counter2 ") }, "\(ps)").split(separator: " ")
+    #expect(other.suffix(3) == ["-", "-", "-"], "\(ps)")
+    // What ps shows is the kernel's: the cgroup's limit, or RLIMIT_DATA.
+    let worker = try #require(Int32(row[2]))
+    #expect(LimitsInForce(of: worker).memoryBytes == 64 << 20)
+    if rlimits {
+      let limits = try String(contentsOfFile: "/proc/\(worker)/limits", encoding: .utf8)
+      #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max data size") && $0.contains(" 67108864 ") })
+    }
+    #expect(try compose("down", "two-counters").status == 0)
+  }
+}
