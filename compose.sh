@@ -238,7 +238,9 @@ case "$command" in
   study)
     [ $# -ge 1 ] && [ $# -le 2 ] || fail "study takes an APP and, optionally, where to write the report"
     build_host
-    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")"
+    # The limits of APP's placement file, if it has one, hold the boundaries it studies.
+    placement_options "$1"
+    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")" "${options[@]}"
     ;;
   test)
     # A filter or other options apply to this package's tests only.

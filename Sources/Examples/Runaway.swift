@@ -33,8 +33,9 @@ public struct Runaway: Reducer {
     Scope(state: \.steady, action: Action.steady) { Counter() }
   }
 
-  /// Leaks memory: each `grow` allocates, touches and keeps `megabytes` more, as a cache that
-  /// never evicts would; `burst` does it with `megabytes` at once.
+  /// Leaks memory: each `grow` allocates, touches and keeps `megabytes` more, as a cache sized
+  /// far past what its process may hold would: it lets the oldest go only beyond 256 MB, so
+  /// that a run with the hog in the host (a study's first) costs the host no more.
   public struct Hog: Reducer {
     public struct State: Equatable, Codable, Sendable {
       /// How many megabytes it has kept, as far as the host's copy knows.
@@ -53,7 +54,10 @@ public struct Runaway: Reducer {
       case let .grow(megabytes):
         // Written to, so that every page is resident, not only reserved.
         let block = [UInt8](repeating: 1, count: megabytes << 20)
-        Self.kept.withLock { $0.append(block) }
+        Self.kept.withLock { kept in
+          kept.append(block)
+          while kept.map(\.count).reduce(0, +) > Self.most, kept.count > 1 { kept.removeFirst() }
+        }
         state.megabytes += megabytes
       }
       return .none
@@ -61,6 +65,7 @@ public struct Runaway: Reducer {
 
     /// What it keeps: the leak lives as long as the process.
     private static let kept = Mutex<[[UInt8]]>([])
+    private static let most = 256 << 20
   }
 
   /// Takes a core: `spin` starts an effect that busy-loops for `milliseconds` of wall time,

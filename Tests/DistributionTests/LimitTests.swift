@@ -1,4 +1,6 @@
 import Bulkhead
+@testable import BulkheadTools
+import ExampleApps
 @testable import BulkheadDistribution
 import Examples
 import Foundation
@@ -257,5 +259,18 @@ import Transport
       #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max data size") && $0.contains(" 67108864 ") })
     }
     #expect(try compose("down", "two-counters").status == 0)
+  }
+}
+
+extension LimitTests {
+  @Test func theStudyRunsABoundaryUnderItsLimitAndItsTimelineShowsTheLimitEvents() async throws {
+    let app = try #require(ExampleApp.named("runaway"))
+    let limits = try Placement(parsing: "hog memory 96MB\n", file: "runaway.placement")
+    let runs = try await Study(app: app, command: .executable(workerExecutable, app: app.name), rounds: 1, limits: limits).run()
+    let hog = try #require(runs.first { $0.placed == ["hog"] && $0.fault == nil })
+    #expect(hog.placement == "hog in a worker, memory limit (96 MB)")
+    #expect(hog.moments.contains { $0.kind == .limit && $0.text.hasSuffix("exceeded its memory limit (96 MB)") }, "\(hog.moments)")
+    let others = runs.filter { $0.placed != ["hog"] }
+    #expect(others.allSatisfy { !$0.moments.contains { $0.kind == .limit } })
   }
 }
