@@ -6,6 +6,13 @@ import Foundation
 
 /// The limits one worker runs under, and where the kernel counts them: read after the worker
 /// ended, to tell whether a limit ended it, then released.
+///
+/// ```swift
+/// let enforced = try enforcer.enforce(limits, on: pid, name: "w0-0") { worker.send(signal: $0) }
+/// // … the worker exited:
+/// if enforced.memoryKills() > 0 { print("the OOM killer ended it") }
+/// enforced.release()
+/// ```
 package struct EnforcedLimits: Sendable {
   package let limits: ResourceLimits
   package let mechanism: LimitMechanism

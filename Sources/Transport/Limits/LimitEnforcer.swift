@@ -128,6 +128,11 @@ func write(_ text: String, to path: String) throws(TransportError) {
 }
 
 /// The limits a worker is to be started under, and who enforces them.
+///
+/// ```swift
+/// try WorkerProcess(name: "w0-0", executable: url, socketPath: path, secret: secret,
+///   limits: LimitRequest(enforcer: enforcer, limits: ResourceLimits(files: 64))) { print($0.text) }
+/// ```
 package struct LimitRequest: Sendable {
   package let enforcer: LimitEnforcer
   package let limits: ResourceLimits

@@ -4,7 +4,7 @@
 /// ```swift
 /// let limits = ResourceLimits(memoryBytes: 128 << 20, cpuPercent: 20, files: 64)
 /// ```
-package struct ResourceLimits: Sendable, Equatable, Codable {
+package struct ResourceLimits: Sendable, Equatable {
   /// The most memory the worker may hold, in bytes.
   package var memoryBytes: Int?
   /// The share of one core the worker may use, in percent (1…100 of one core; more for several).
@@ -12,6 +12,7 @@ package struct ResourceLimits: Sendable, Equatable, Codable {
   /// The most descriptors the worker may have open.
   package var files: Int?
 
+  /// Bounds of each kind given; nil leaves that kind unbounded.
   package init(memoryBytes: Int? = nil, cpuPercent: Int? = nil, files: Int? = nil) {
     (self.memoryBytes, self.cpuPercent, self.files) = (memoryBytes, cpuPercent, files)
   }
@@ -19,5 +20,6 @@ package struct ResourceLimits: Sendable, Equatable, Codable {
   /// No bound at all: the worker is started exactly as without limits.
   package static let none = ResourceLimits()
 
+  /// Whether it bounds nothing.
   package var isEmpty: Bool { self == .none }
 }

@@ -420,12 +420,13 @@ private final class ProcessLife: Sendable {
   }
 
   func recordExit(_ exit: WorkerProcess.Exit) {
-    // Read before the exit is told, so that whoever hears of it can ask why.
+    // Read and kept before the group goes and the exit is told, so that whoever hears of it,
+    // or asks meanwhile, can tell why.
     let limits = state.withLock { $0.limits }
     let kills = limits?.memoryKills() ?? 0
+    state.withLock { $0.memoryKills = kills }
     limits?.release()
     let (input, pidfd, waiters, blocked) = state.withLock { state in
-      state.memoryKills = kills
       state.exit = exit
       defer {
         state.input = nil
