@@ -6,9 +6,8 @@ import Synchronization
 
 /// Holds workers to a share of one core where no cgroup can: a thread of the host reads each
 /// worker's CPU time every `tick` and stops the worker (SIGSTOP) once it has used more than
-/// its share, continuing it (SIGCONT) when the share has caught up. A token bucket: each tick
-/// adds `tick × percent` of CPU time, at most one `window`'s worth, and what the worker used is
-/// taken out. The thread runs only while a worker is throttled.
+/// its share, continuing it (SIGCONT) when the share has caught up (`ThrottleBucket` keeps
+/// the account). The thread runs only while a worker is throttled.
 ///
 /// ```swift
 /// let throttle = CPUThrottle()
@@ -24,11 +23,8 @@ package final class CPUThrottle: Sendable {
 
   private struct Worker {
     let clock: clockid_t
-    let percent: Int
     let signal: @Sendable (Int32) -> Bool
-    var used: Int64
-    var budget: Int64
-    var stopped = false
+    var bucket: ThrottleBucket
   }
 
   private struct State {
@@ -46,10 +42,10 @@ package final class CPUThrottle: Sendable {
   package func add(pid: pid_t, percent: Int, signal: @escaping @Sendable (Int32) -> Bool) -> Int? {
     var clock = clockid_t()
     guard clock_getcpuclockid(pid, &clock) == 0, let used = Self.cpu(clock) else { return nil }
-    let budget = Self.nanoseconds(Self.window) * Int64(percent) / 100
+    let bucket = ThrottleBucket(percent: percent, used: used, tick: Self.tick, window: Self.window)
     let (token, start) = state.withLock { state in
       defer { state.next += 1 }
-      state.workers[state.next] = Worker(clock: clock, percent: percent, signal: signal, used: used, budget: budget)
+      state.workers[state.next] = Worker(clock: clock, signal: signal, bucket: bucket)
       defer { state.running = true }
       return (state.next, !state.running)
     }
@@ -60,13 +56,13 @@ package final class CPUThrottle: Sendable {
   /// Stops throttling the worker `token` names, and continues it if it was stopped.
   package func remove(_ token: Int) {
     let worker = state.withLock { $0.workers.removeValue(forKey: token) }
-    if let worker, worker.stopped { _ = worker.signal(SIGCONT) }
+    if let worker, worker.bucket.stopped { _ = worker.signal(SIGCONT) }
   }
 
   private func run() {
     while true {
       // The throttle's own clock: it paces the host's look at its workers, and nothing waits on it.
-      usleep(UInt32(Self.nanoseconds(Self.tick) / 1_000))
+      usleep(UInt32(Self.tick.components.attoseconds / 1_000_000_000_000))
       let signals = state.withLock { state -> [(@Sendable (Int32) -> Bool, Int32)]? in
         guard !state.workers.isEmpty else {
           state.running = false
@@ -75,17 +71,7 @@ package final class CPUThrottle: Sendable {
         var signals: [(@Sendable (Int32) -> Bool, Int32)] = []
         for (token, var worker) in state.workers {
           guard let now = Self.cpu(worker.clock) else { continue }
-          let allowance = Self.nanoseconds(Self.tick) * Int64(worker.percent) / 100
-          let cap = Self.nanoseconds(Self.window) * Int64(worker.percent) / 100
-          worker.budget = min(cap, worker.budget + allowance - (now - worker.used))
-          worker.used = now
-          if worker.budget < 0, !worker.stopped {
-            worker.stopped = true
-            signals.append((worker.signal, SIGSTOP))
-          } else if worker.budget >= 0, worker.stopped {
-            worker.stopped = false
-            signals.append((worker.signal, SIGCONT))
-          }
+          if let number = worker.bucket.tick(used: now) { signals.append((worker.signal, number)) }
           state.workers[token] = worker
         }
         return signals
@@ -100,9 +86,5 @@ package final class CPUThrottle: Sendable {
     var time = timespec()
     guard clock_gettime(clock, &time) == 0 else { return nil }
     return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-  }
-
-  private static func nanoseconds(_ duration: Duration) -> Int64 {
-    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
   }
 }
