@@ -12,7 +12,8 @@
 #                                       in the host) and report the first step that differs
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
-#   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker,
+#   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker
+#                                       (under the limits placements/APP.placement gives it),
 #                                       and killed and stalled there; print a table and write an
 #                                       HTML report (default: APP-study.html here)
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
