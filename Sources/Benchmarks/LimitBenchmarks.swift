@@ -12,17 +12,27 @@ import Transport
 @MainActor
 func limitBenchmarks() throws -> [Row] {
   let command = try childWorker(app: "two-counters")
-  let unlimited = try restartAndMeasure(command).start
   let limits = Placement.Entry(path: "counter1", memoryLimit: 256 << 20, cpuPercent: 50, fileLimit: 256)
+  let mechanisms = [LimitMechanism.detect(), .resourceLimits]
+  // Each start the best of three rounds, taken in turn, so that a machine busier in one part
+  // of the run favours none of them.
+  var unlimited = Double.infinity
+  var limited = mechanisms.map { _ in Double.infinity }
+  for _ in 0..<3 {
+    unlimited = min(unlimited, try restartAndMeasure(command).start)
+    for (index, mechanism) in mechanisms.enumerated() {
+      let start = try LimitMechanism.$chosen.withValue(mechanism) { try restartAndMeasure(command, entry: limits).start }
+      limited[index] = min(limited[index], start)
+    }
+  }
   var rows = [Row(name: "start child-worker to greeted (forked), no limits", value: unlimited, unit: "ms", baseline: nil)]
-  for mechanism in [LimitMechanism.detect(), .resourceLimits] {
-    let limited = try LimitMechanism.$chosen.withValue(mechanism) { try restartAndMeasure(command, entry: limits).start }
+  for (mechanism, start) in zip(mechanisms, limited) {
     rows.append(
       Row(
         name: "start child-worker to greeted (forked), memory 256MB cpu 50% files 256 by \(mechanism.kind)",
-        value: limited, unit: "ms", baseline: unlimited, goal: .ratio(1.2)))
+        value: start, unit: "ms", baseline: unlimited, goal: .ratio(1.2)))
   }
-  for mechanism in [LimitMechanism.detect(), .resourceLimits] {
+  for mechanism in mechanisms {
     let label = mechanism.kind
     let (share, idle, loaded) = try LimitMechanism.$chosen.withValue(mechanism) { try busyLoopUnderALimit() }
     rows.append(

@@ -111,6 +111,23 @@ import Transport
     #expect(store.state.opener.opened == 4 && store.state.opener.stoppedBy == nil)
   }
 
+  @Test(arguments: Enforcement.allCases)
+  func aSpawnedWorkerGetsItsLimitsAsAForkedOneDoes(_ enforcement: Enforcement) async throws {
+    let composition = try enforcement.run {
+      try Composition(
+        root: Runaway(), placement: Placement(parsing: "opener files 64 memory 128MB\n", file: "runaway.placement"),
+        command: WorkerCommand.executable(workerExecutable, app: "runaway").spawningEachWorker())
+    }
+    defer { composition.shutdown() }
+    #expect(composition.templatePID == nil)
+    let store = Store(initialState: Runaway.State()) { composition.compose(Runaway()) }
+    store.send(.opener(.exhaust(most: 10_000)))
+    #expect(store.state.opener.stoppedBy == EMFILE)
+    let worker = try #require(composition.processes.first?.pids.first)
+    let kernel = LimitsInForce(of: worker)
+    #expect(kernel.files == 64 && kernel.memoryBytes == 128 << 20)
+  }
+
   @Test func withoutLimitsNoCgroupIsMadeAndTheWorkerHasTheHostsLimits() async throws {
     let composition = try composition(app: "runaway", placement: "hog\nopener\n")
     defer { composition.shutdown() }
