@@ -233,8 +233,8 @@ final class WorkerLink: Sendable {
   }
 
   /// How long the host waits, after a connection of a worker with a memory limit ended, to
-  /// learn whether the limit ended it: its death, output and exit status follow the end of
-  /// its connections within a millisecond or so, more on a loaded machine.
+  /// learn whether the limit ended it: the end of its output follows the end of its
+  /// connections within a millisecond or so, more on a loaded machine.
   static let limitVerdictWait: Int32 = 250
 
   /// `reason`, or, when a connection ended or broke because the worker ended at its memory

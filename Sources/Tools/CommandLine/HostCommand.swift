@@ -19,8 +19,10 @@ import Foundation
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
 ///     APP --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE]
 ///     APP --replay FILE [--placement FILE]   runs a recording again; see `Replayer`
-///     APP --study NAME [--report FILE]     the app's script with each boundary in the host, in a
-///                                          worker, and killed and stalled there (`Study`)
+///     APP --study NAME [--report FILE] [--placement FILE]
+///                                          the app's script with each boundary in the host, in a
+///                                          worker (under the limits FILE sets it), and killed and
+///                                          stalled there (`Study`)
 ///     APP --control NAME up | ps | top | logs | kill | stop | cont | slow | down ...
 ///
 /// and prints its pid, each placed boundary with its workers' pids, each action of the script
