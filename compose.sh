@@ -12,7 +12,8 @@
 #                                       in the host) and report the first step that differs
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
-#   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker,
+#   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker
+#                                       (under the limits placements/APP.placement gives it),
 #                                       and killed and stalled there; print a table and write an
 #                                       HTML report (default: APP-study.html here)
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
@@ -238,7 +239,9 @@ case "$command" in
   study)
     [ $# -ge 1 ] && [ $# -le 2 ] || fail "study takes an APP and, optionally, where to write the report"
     build_host
-    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")"
+    # The limits of APP's placement file, if it has one, hold the boundaries it studies.
+    placement_options "$1"
+    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")" "${options[@]}"
     ;;
   test)
     # A filter or other options apply to this package's tests only.

@@ -43,10 +43,13 @@ func childWorkerStartupBenchmarks(bareSpawn milliseconds: Double) throws -> [Row
 /// How long a worker takes to start and greet the host, in milliseconds: the best of twenty
 /// restarts of a killed worker (the action that restarts it, less the best plain action),
 /// with the best start of a one-worker composition, and the worker's resident memory.
+/// `counter1` is placed as `entry` says (with limits, for the limits' rows).
 @MainActor
-private func restartAndMeasure(_ command: WorkerCommand) throws -> (start: Double, first: Double, resident: Double) {
+func restartAndMeasure(
+  _ command: WorkerCommand, entry: Placement.Entry = .init(path: "counter1")
+) throws -> (start: Double, first: Double, resident: Double) {
   let clock = ContinuousClock()
-  let placement = Placement(file: "benchmark", entries: [.init(path: "counter1")])
+  let placement = Placement(file: "benchmark", entries: [entry])
   var first = Duration.seconds(1000)
   for _ in 0..<5 {
     var composition: Composition?

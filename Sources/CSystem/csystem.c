@@ -1,12 +1,14 @@
 #define _GNU_SOURCE
 #include "csystem.h"
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,4 +71,14 @@ int bulkhead_wakeup_clear(int descriptor) {
 
 int bulkhead_pipe(int descriptors[2]) {
   return pipe2(descriptors, O_CLOEXEC);
+}
+
+int bulkhead_set_limit(pid_t pid, int which, uint64_t soft, uint64_t hard) {
+  static const int resources[] = {RLIMIT_DATA, RLIMIT_NOFILE};
+  if (which < 0 || which > 1) {
+    errno = EINVAL;
+    return -1;
+  }
+  struct rlimit limit = {.rlim_cur = soft, .rlim_max = hard};
+  return prlimit(pid, resources[which], &limit, NULL);
 }

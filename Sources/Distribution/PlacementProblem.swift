@@ -27,6 +27,13 @@ extension DistributionError {
     case invalidPoolSize(String)
     /// The setting `key` has a value that is not a duration from 1 ms to 600 s.
     case invalidDuration(key: String, value: String)
+    /// The limit `key` (`memory`, `cpu`, `files`) has a value out of range or in no unit it takes.
+    case invalidLimit(key: String, value: String)
+    /// The `*` line, which sets limits for every boundary, sets `key`, which is not a limit.
+    case notALimit(key: String)
+    /// `path`'s memory limit, `bytes`, is below `floor`, the least a worker runs in under
+    /// `mechanism` (resource limits count every thread's stack).
+    case memoryBelowFloor(path: String, bytes: Int, floor: Int, mechanism: String)
     /// The app has no boundary `path`; it has `known`.
     case unknownBoundary(path: String, known: [String])
     /// `path`, a boundary of kind `kind`, takes no pool: only forEach boundaries and those inside
@@ -49,12 +56,22 @@ extension DistributionError {
       case .notUTF8: "the placement file is not UTF-8 text"
       case let .placedTwice(path, firstLine): "\(quoted(path)) is placed twice (first on line \(firstLine))"
       case let .unknownSetting(key, path):
-        "unknown setting \(quoted(key)) after \(quoted(path)); expected \"pool N\", \"deadline D\" or \"startup D\""
+        "unknown setting \(quoted(key)) after \(quoted(path)); expected \"pool N\", \"deadline D\", \"startup D\", \"memory SIZE\", \"cpu PERCENT%\" or \"files N\""
       case let .missingValue(key): "\(quoted(key)) needs a value"
       case let .setTwice(key, path): "\(quoted(key)) is set twice for \(quoted(path))"
       case let .invalidPoolSize(value): "a pool size must be a number from 1 to 64, not \(quoted(value))"
       case let .invalidDuration(key, value):
         "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))"
+      case let .invalidLimit(key, value):
+        switch key {
+        case "memory": "memory must be a size from 16MB to 1TB such as 128MB or 1GB, not \(quoted(value))"
+        case "cpu": "cpu must be a percentage of one core from 1% to 6400% such as 20%, not \(quoted(value))"
+        default: "files must be a number of descriptors from 16 to 1048576, not \(quoted(value))"
+        }
+      case let .notALimit(key):
+        "\"*\" sets limits for every boundary: \"memory SIZE\", \"cpu PERCENT%\" or \"files N\", not \(quoted(key))"
+      case let .memoryBelowFloor(path, bytes, floor, mechanism):
+        "the memory limit of \(quoted(path)), \(ResourceLimit.size(bytes)), is below \(ResourceLimit.size(floor)), the least a worker runs in where memory is bounded by \(mechanism) (this machine has no memory cgroup the host may use): it counts each thread's reserved stack, 8 MB, and a Swift worker runs several threads"
       case let .unknownBoundary(path, known):
         "this app has no boundary \(quoted(path)); its boundaries are: \(known.joined(separator: ", "))"
       case let .poolOutsideForEach(path, kind): "\(quoted(path)) is a \(kind) boundary; only forEach boundaries and those inside their elements take a pool"

@@ -89,6 +89,14 @@ public enum ExampleApp {
         .profile(.nameChanged("Blob")), .profile(.avatar(.edited)), .profile(.avatar(.uploadTapped)),
       ], reducer: Account.init),
     .errands,
+    ScriptedApp(
+      "runaway", summary: "For studying limits: children that leak memory, spin a core, open descriptors",
+      initialState: Runaway.State(),
+      actions: [
+        .steady(.incrementButtonTapped), .opener(.exhaust(most: 200)), .spinner(.spin(milliseconds: 300)),
+        .hog(.grow(megabytes: 32)), .hog(.grow(megabytes: 32)), .hog(.grow(megabytes: 32)), .hog(.grow(megabytes: 32)),
+        .steady(.incrementButtonTapped),
+      ], reducer: Runaway.init),
   ]
 
   /// The example app called `name`, if there is one.

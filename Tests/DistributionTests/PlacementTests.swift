@@ -62,7 +62,7 @@ import Testing
     #expect("\(DistributionError.placement(file: "", line: 0, reason: .noFile))" == "(an empty path): there is no placement file at this path")
     #expect(
       "\(DistributionError.placement(file: "x.placement", line: 1, reason: .unknownSetting(key: "on", path: "counter1")))"
-        == "x.placement:1: unknown setting \"on\" after \"counter1\"; expected \"pool N\", \"deadline D\" or \"startup D\"")
+        == "x.placement:1: unknown setting \"on\" after \"counter1\"; expected \"pool N\", \"deadline D\", \"startup D\", \"memory SIZE\", \"cpu PERCENT%\" or \"files N\"")
   }
 
   @Test func onlyLineFeedsAndCarriageReturnsEndALine() throws {

@@ -27,6 +27,13 @@ pid_t bulkhead_thread_id(void);
 /// CPU `cpu`.
 int bulkhead_pin_to_cpu(pid_t pid, int cpu);
 
+/// The resource limits a host sets on a worker (`bulkhead_set_limit`).
+enum { bulkhead_limit_data = 0, bulkhead_limit_files = 1 };
+
+/// Sets the soft and hard limit of `which` (a `bulkhead_limit_*`) for process `pid` (prlimit):
+/// 0, or -1 with errno.
+int bulkhead_set_limit(pid_t pid, int which, uint64_t soft, uint64_t hard);
+
 /// A pipe whose ends are closed in programs this process executes (pipe2 with O_CLOEXEC).
 int bulkhead_pipe(int descriptors[2]);
 

@@ -38,6 +38,13 @@ public final class Composition: Sendable {
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
   private let templates: TemplateKeeper?
+  /// Bounds the workers of boundaries placed with limits; nil when none has any.
+  private let enforcer: LimitEnforcer?
+  /// Each placed boundary's limits, by path.
+  let limits: [String: ResourceLimits]
+
+  /// How the workers' limits are enforced; nil when no boundary has limits.
+  var limitMechanism: LimitMechanism? { enforcer?.mechanism }
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
   /// What `timings(of:)` reads; nil when the composition records none.
@@ -103,6 +110,17 @@ public final class Composition: Sendable {
     let outermost = placement.entries.filter { entry in
       !placement.entries.contains { entry.path.hasPrefix($0.path + ".") }
     }
+    // Detected once, and only when a boundary has limits: without them nothing changes.
+    let mechanism = placement.entries.contains { !$0.limits.isEmpty } ? LimitMechanism.detect() : nil
+    if let mechanism {
+      for entry in placement.entries {
+        guard let bytes = entry.memoryLimit, bytes < mechanism.memoryFloor else { continue }
+        throw DistributionError.placement(
+          file: placement.file, line: entry.line,
+          reason: .memoryBelowFloor(path: entry.path, bytes: bytes, floor: mechanism.memoryFloor, mechanism: mechanism.memory))
+      }
+    }
+    limits = Dictionary(uniqueKeysWithValues: placement.entries.map { ($0.path, $0.limits) })
     order = outermost.map(\.path)
     let recorder = recordsTimings ? TimingsRecorder(boundaries: order) : nil
     self.recorder = recorder
@@ -116,6 +134,7 @@ public final class Composition: Sendable {
       directory = nil
       monitor = nil
       templates = nil
+      enforcer = nil
       return
     }
     let directory = try SocketDirectory.create()
@@ -125,6 +144,8 @@ public final class Composition: Sendable {
       onOutput(WorkerOutput(line, boundary: TemplateKeeper.name))
     }
     self.templates = templates
+    let enforcer = mechanism.map(LimitEnforcer.init)
+    self.enforcer = enforcer
     var remotes: [String: RemoteBoundary] = [:]
     for (number, entry) in outermost.enumerated() {
       let boundary = entry.path
@@ -133,6 +154,7 @@ public final class Composition: Sendable {
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
         templates: templates, deadline: entry.deadline + Self.allowance(inside: boundary, of: placement),
         startupDeadline: entry.startupDeadline, inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
+        limits: enforcer.map { LimitRequest(enforcer: $0, limits: entry.limits) },
         output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
@@ -261,6 +283,8 @@ public final class Composition: Sendable {
     for remote in remotes.values { remote.stop() }
     templates?.close()
     roster.stopAll(grace: .seconds(1))
+    // Each worker's cgroup went with it; the host's own directory goes last.
+    enforcer?.close()
     if let directory {
       directory.remove()
       DirectoriesAtExit.forget(directory)

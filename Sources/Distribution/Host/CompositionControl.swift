@@ -39,7 +39,9 @@ package distributed actor CompositionControl {
   /// Each placed boundary, its workers and what has crossed it so far: what `ps` and `top`
   /// show.
   package distributed func snapshot() -> Wire.ControlSnapshot {
-    Wire.ControlSnapshot(hostPID: Int(getpid()), boundaries: composition.value?.boundarySnapshots ?? [])
+    Wire.ControlSnapshot(
+      hostPID: Int(getpid()), boundaries: composition.value?.boundarySnapshots ?? [],
+      limitMechanism: composition.value?.limitMechanism.map(String.init(describing:)) ?? "")
   }
 
   /// Kills worker `index` of `boundary` with SIGKILL, as a crash would; the host starts its

@@ -11,19 +11,23 @@ extension Wire {
   package struct ControlSnapshot: Equatable, Sendable, WireCodable {
     package var hostPID: Int
     package var boundaries: [BoundarySnapshot]
+    /// How the workers' limits are enforced, in words; empty when no boundary has limits.
+    package var limitMechanism: String
 
-    package init(hostPID: Int, boundaries: [BoundarySnapshot]) {
-      (self.hostPID, self.boundaries) = (hostPID, boundaries)
+    package init(hostPID: Int, boundaries: [BoundarySnapshot], limitMechanism: String = "") {
+      (self.hostPID, self.boundaries, self.limitMechanism) = (hostPID, boundaries, limitMechanism)
     }
 
     package init(from reader: inout ByteReader) throws(TransportError) {
       hostPID = try reader.readInt()
       boundaries = try [BoundarySnapshot](from: &reader)
+      limitMechanism = try reader.readString()
     }
 
     package func write(to writer: inout ByteWriter) {
       writer.write(hostPID)
       boundaries.write(to: &writer)
+      writer.write(limitMechanism)
     }
   }
 
@@ -42,6 +46,10 @@ extension Wire {
     package var replyDelayMilliseconds: Int
     /// The latency of the boundary's round trips; nil before the first, and `top` shows "-".
     package var latency: LatencyPercentiles?
+    /// The limits each of its workers runs under (nil: none of that kind).
+    package var memoryLimit: Int?
+    package var cpuPercent: Int?
+    package var fileLimit: Int?
 
     package init(
       boundary: String, workers: [WorkerPlace], statistics: BoundaryStatistics, replyDelayMilliseconds: Int,
@@ -58,6 +66,13 @@ extension Wire {
       self.latency = latency
     }
 
+    /// The snapshot, with the limits its workers run under.
+    func limited(by limits: ResourceLimits?) -> Self {
+      var snapshot = self
+      (snapshot.memoryLimit, snapshot.cpuPercent, snapshot.fileLimit) = (limits?.memoryBytes, limits?.cpuPercent, limits?.files)
+      return snapshot
+    }
+
     package init(from reader: inout ByteReader) throws(TransportError) {
       boundary = try reader.readString()
       workers = try [WorkerPlace](from: &reader)
@@ -68,6 +83,9 @@ extension Wire {
       stalls = try reader.readInt()
       replyDelayMilliseconds = try reader.readInt()
       latency = try LatencyPercentiles?(from: &reader)
+      memoryLimit = try Int?(from: &reader)
+      cpuPercent = try Int?(from: &reader)
+      fileLimit = try Int?(from: &reader)
     }
 
     package func write(to writer: inout ByteWriter) {
@@ -75,6 +93,7 @@ extension Wire {
       workers.write(to: &writer)
       for count in [actions, bytesSent, bytesReceived, failures, stalls, replyDelayMilliseconds] { writer.write(count) }
       latency.write(to: &writer)
+      for limit in [memoryLimit, cpuPercent, fileLimit] { limit.write(to: &writer) }
     }
   }
 
@@ -158,7 +177,8 @@ extension Composition {
           guard trips.count > 0 else { return nil }
           return Wire.LatencyPercentiles(
             p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))
-        })
+        }
+      ).limited(by: limits[process.boundary])
     }
   }
 }

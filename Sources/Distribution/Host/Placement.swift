@@ -1,5 +1,6 @@
 import Bulkhead
 import Foundation
+internal import Transport
 
 /// Which boundaries of an app run in worker processes. Feature code never sees it: the same app
 /// runs in one process with an empty placement, and split across processes with another.
@@ -16,7 +17,10 @@ import Foundation
 ///
 /// `pool N` (1…64, `forEach` only), `deadline D` (how long a worker may take to answer one
 /// request; default 2s) and `startup D` (how long a new worker may take to connect and greet;
-/// default 10s), with `D` in `ms` or `s`.
+/// default 10s), with `D` in `ms` or `s`. Limits on each worker, enforced by the kernel
+/// (docs/limits.md): `memory SIZE` (16MB…1TB, in KB, MB or GB), `cpu P%` (of one core,
+/// 1%…6400%), `files N` (16…1048576); a line `* memory 256MB files 256` sets them for every
+/// placed boundary that does not set its own.
 ///
 /// ```swift
 /// let placement = try Placement(contentsOf: "placements/two-counters.placement")
@@ -38,6 +42,12 @@ public struct Placement: Sendable, Equatable {
     public let deadline: Duration
     /// How long a new worker may take to start, connect and greet the host.
     public let startupDeadline: Duration
+    /// The most memory each worker may hold, in bytes (`memory 128MB`); nil: no bound.
+    public let memoryLimit: Int?
+    /// The share of one core each worker may use, in percent (`cpu 20%`); nil: no bound.
+    public let cpuPercent: Int?
+    /// The most descriptors each worker may have open (`files 64`); nil: no bound.
+    public let fileLimit: Int?
     /// Where the entry is written, for error messages.
     public let line: Int
 
@@ -49,12 +59,16 @@ public struct Placement: Sendable, Equatable {
     /// Places `path` in `workers` workers; `line` locates the entry in error messages.
     package init(
       path: String, workers: Int = 1, deadline: Duration = defaultDeadline,
-      startupDeadline: Duration = defaultStartupDeadline, line: Int = 0
+      startupDeadline: Duration = defaultStartupDeadline, memoryLimit: Int? = nil, cpuPercent: Int? = nil,
+      fileLimit: Int? = nil, line: Int = 0
     ) {
       self.path = path
       self.workers = workers
       self.deadline = deadline
       self.startupDeadline = startupDeadline
+      self.memoryLimit = memoryLimit
+      self.cpuPercent = cpuPercent
+      self.fileLimit = fileLimit
       self.line = line
     }
   }
@@ -102,6 +116,7 @@ public struct Placement: Sendable, Equatable {
   /// ```
   public init(parsing text: String, file: String) throws(DistributionError) {
     var entries: [Entry] = []
+    var defaults: Entry?
     // Lines end in "\n", "\r\n" or "\r" (Swift reads "\r\n" as one character), and only
     // there: an editor shows a U+2028 or a form feed inside a line, so it does not end one.
     let endsLine: (Character) -> Bool = { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
@@ -111,13 +126,27 @@ public struct Placement: Sendable, Equatable {
       let words = content.split(whereSeparator: \.isWhitespace).map(String.init)
       guard let path = words.first else { continue }
       let entry = try Self.entry(path: path, settings: words.dropFirst(), line: line, file: file)
+      if path == Self.everyBoundary {
+        if let first = defaults { throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line)) }
+        // The settings parsed, so keys and values alternate.
+        let keys = words.dropFirst().enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        if let key = keys.first(where: { !Self.limitKeys.contains($0) }) {
+          throw .placement(file: file, line: line, reason: .notALimit(key: key))
+        }
+        defaults = entry
+        continue
+      }
       if let first = entries.first(where: { $0.path == path }) {
         throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line))
       }
       entries.append(entry)
     }
-    self.init(file: file, entries: entries)
+    self.init(file: file, entries: entries.map { $0.limited(by: defaults) })
   }
+
+  /// The name of the line that sets limits for every placed boundary.
+  private static let everyBoundary = "*"
+  private static let limitKeys = ["memory", "cpu", "files"]
 
   private static func entry(
     path: String, settings: ArraySlice<String>, line: Int, file: String
@@ -125,10 +154,11 @@ public struct Placement: Sendable, Equatable {
     var workers = 1
     var deadline = Entry.defaultDeadline
     var startup = Entry.defaultStartupDeadline
+    var (memory, cpu, files): (Int?, Int?, Int?) = (nil, nil, nil)
     var seen: Set<String> = []
     var words = settings
     while let key = words.popFirst() {
-      guard ["pool", "deadline", "startup"].contains(key) else {
+      guard (["pool", "deadline", "startup"] + limitKeys).contains(key) else {
         throw .placement(file: file, line: line, reason: .unknownSetting(key: key, path: path))
       }
       guard let value = words.popFirst() else {
@@ -143,6 +173,21 @@ public struct Placement: Sendable, Equatable {
           throw .placement(file: file, line: line, reason: .invalidPoolSize(value))
         }
         workers = size
+      case "memory":
+        guard let bytes = Self.size(value) else {
+          throw .placement(file: file, line: line, reason: .invalidLimit(key: key, value: value))
+        }
+        memory = bytes
+      case "cpu":
+        guard value.hasSuffix("%"), let percent = Self.whole(value.dropLast()), (1...6_400).contains(percent) else {
+          throw .placement(file: file, line: line, reason: .invalidLimit(key: key, value: value))
+        }
+        cpu = percent
+      case "files":
+        guard let count = Self.whole(Substring(value)), (16...1_048_576).contains(count) else {
+          throw .placement(file: file, line: line, reason: .invalidLimit(key: key, value: value))
+        }
+        files = count
       default:
         guard let duration = Self.duration(value) else {
           throw .placement(file: file, line: line, reason: .invalidDuration(key: key, value: value))
@@ -150,7 +195,25 @@ public struct Placement: Sendable, Equatable {
         if key == "deadline" { deadline = duration } else { startup = duration }
       }
     }
-    return Entry(path: path, workers: workers, deadline: deadline, startupDeadline: startup, line: line)
+    return Entry(
+      path: path, workers: workers, deadline: deadline, startupDeadline: startup, memoryLimit: memory, cpuPercent: cpu,
+      fileLimit: files, line: line)
+  }
+
+  /// "128MB", "1GB" or "512KB" (binary units: 1MB is 2^20 bytes), from 16 MB to 1 TB.
+  private static func size(_ text: String) -> Int? {
+    let units: [(suffix: String, shift: Int)] = [("KB", 10), ("MB", 20), ("GB", 30)]
+    guard let unit = units.first(where: { text.hasSuffix($0.suffix) }),
+      let count = whole(text.dropLast(2)), count <= (1 << 40) >> unit.shift
+    else { return nil }
+    let bytes = count << unit.shift
+    return (16 << 20...1 << 40).contains(bytes) ? bytes : nil
+  }
+
+  /// The value of `text` when it is plain decimal digits (at most 9).
+  private static func whole(_ text: Substring) -> Int? {
+    guard (1...9).contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    return Int(text)
   }
 
   /// "250ms" or "2s" (or "1.5s"), from 1 ms to 10 minutes: plain decimal digits, as a person
@@ -230,4 +293,18 @@ func quoted(_ text: some StringProtocol) -> String {
     }
   }
   return result + "\""
+}
+
+extension Placement.Entry {
+  /// The entry's limits, as the host enforces them.
+  var limits: ResourceLimits { ResourceLimits(memoryBytes: memoryLimit, cpuPercent: cpuPercent, files: fileLimit) }
+
+  /// The entry, with each limit it does not set taken from `defaults` (the `*` line).
+  func limited(by defaults: Self?) -> Self {
+    guard let defaults else { return self }
+    return Self(
+      path: path, workers: workers, deadline: deadline, startupDeadline: startupDeadline,
+      memoryLimit: memoryLimit ?? defaults.memoryLimit, cpuPercent: cpuPercent ?? defaults.cpuPercent,
+      fileLimit: fileLimit ?? defaults.fileLimit, line: line)
+  }
 }

@@ -296,8 +296,10 @@ final class RemoteBoundary: Sendable {
   /// misbehaved. False when the boundary has failed under its restart policy, or stopped.
   private func restart(_ index: Int, abandoning link: WorkerLink, after error: any Error) -> Bool {
     let reason = Self.reason(error)
-    if case let .stalled(deadline) = reason {
-      report(.workerStalled(boundary: path, pid: link.pid, deadline: deadline))
+    switch reason {
+    case let .stalled(deadline): report(.workerStalled(boundary: path, pid: link.pid, deadline: deadline))
+    case let .exceededLimit(limit): report(.limitExceeded(boundary: path, pid: link.pid, limit: limit))
+    default: break
     }
     return giveUp(.running(link), at: index, for: reason)
   }

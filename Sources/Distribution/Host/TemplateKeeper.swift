@@ -54,14 +54,14 @@ final class TemplateKeeper: Sendable {
   /// `close()` never waits for it.
   func fork(
     name: String, boundary: String, socketPath: String, secret: LaunchSecret, brief: String, within budget: Duration,
-    output workerOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
+    limits: LimitRequest?, output workerOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
   ) -> WorkerProcess? {
     forking.withLock { _ in
       guard let template = running(within: budget) else { return nil }
       do {
         let worker = try WorkerProcess(
           name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret, brief: brief,
-          output: workerOutput)
+          limits: limits, output: workerOutput)
         state.withLock { $0.failures = 0 }
         return worker
       } catch {

@@ -15,6 +15,9 @@ protocol WorkerHandle: Sendable {
   /// Sends the worker `number`, for fault injection: SIGKILL, SIGSTOP, SIGCONT. False when
   /// the worker had exited, and nothing was sent.
   func send(signal number: Int32) -> Bool
+  /// Whether the worker ended at its memory limit, waited for at most `milliseconds`: false
+  /// at once for a worker without one.
+  func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool
 }
 
 extension WorkerProcess: WorkerHandle {}
@@ -42,4 +45,7 @@ struct LoopbackWorker: WorkerHandle {
     if number == SIGKILL { peer.end() }
     return true
   }
+
+  /// A thread of the host's has no limits of its own.
+  func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool { false }
 }

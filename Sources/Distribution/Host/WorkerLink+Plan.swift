@@ -14,6 +14,8 @@ extension WorkerLink {
     let startupDeadline: Duration
     /// The placed boundaries inside this one, which its worker places itself.
     let inner: InnerPlacement
+    /// The limits each worker starts under; nil: none.
+    let limits: LimitRequest?
     let output: @Sendable (WorkerProcess.OutputLine) -> Void
     let report: @Sendable (BoundaryEvent) -> Void
   }

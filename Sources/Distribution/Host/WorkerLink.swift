@@ -18,6 +18,8 @@ final class WorkerLink: Sendable {
   private let controlSystem: SocketActorSystem
   private let boundary: String
   private let deadline: Duration
+  /// The memory limit the placement set on the worker, to name when it ended there.
+  private let memoryLimit: Int?
   /// Why the link was given up or let go, once it was.
   private let fault = Locked<Ending?>(nil)
   /// When the worker last answered.
@@ -55,11 +57,11 @@ final class WorkerLink: Sendable {
     defer { listener.close() }
     let forked = plan.templates?.fork(
       name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, brief: plan.inner.brief,
-      within: plan.startupDeadline, output: plan.output)
+      within: plan.startupDeadline, limits: plan.limits, output: plan.output)
     let process = try forked
       ?? WorkerProcess(
         name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
-        socketPath: listener.path, secret: secret, brief: plan.inner.brief, output: plan.output)
+        socketPath: listener.path, secret: secret, brief: plan.inner.brief, limits: plan.limits, output: plan.output)
     guard plan.roster.admit(process) else {
       throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: .shuttingDown)
     }
@@ -86,6 +88,7 @@ final class WorkerLink: Sendable {
   ) throws {
     boundary = plan.boundary
     deadline = plan.deadline
+    memoryLimit = plan.limits?.limits.memoryBytes
     do {
       // Every request has a deadline; so has every write, to a worker that stopped reading.
       // The first, the greeting, may take what is left of the start-up deadline.
@@ -111,10 +114,12 @@ final class WorkerLink: Sendable {
     self.process = process
     let pid = process.pid
     let fault = fault
+    let memoryLimit = memoryLimit
     self.effects = try HostEffects(
       effects, boundary: plan.boundary,
       onClose: { plan.report(.workerExited(boundary: plan.boundary, pid: pid)) },
       onFault: { reason in
+        let reason = Self.why(reason, process: process, memoryLimit: memoryLimit)
         fault.withLock { $0 = $0 ?? .failed(reason) }
         process.kill()
       },
@@ -222,8 +227,25 @@ final class WorkerLink: Sendable {
       abandon(because: .stalled(deadline: deadline))
       throw WorkerLink.GivenUp(pid: pid, reason: .stalled(deadline: deadline))
     } catch {
-      abandon(because: Self.reason(error))
+      abandon(because: Self.why(Self.reason(error), process: process, memoryLimit: memoryLimit))
       throw fault.withLock { $0 }.map(self.error(for:)) ?? error
+    }
+  }
+
+  /// How long the host waits, after a connection of a worker with a memory limit ended, to
+  /// learn whether the limit ended it: the end of its output follows the end of its
+  /// connections within a millisecond or so, more on a loaded machine.
+  static let limitVerdictWait: Int32 = 250
+
+  /// `reason`, or, when a connection ended or broke because the worker ended at its memory
+  /// limit, that limit.
+  private static func why(_ reason: RestartReason, process: any WorkerHandle, memoryLimit: Int?) -> RestartReason {
+    switch reason {
+    case .connectionEnded, .connectionFailed:
+      guard let memoryLimit, process.endedAtMemoryLimit(waitingAtMost: limitVerdictWait) else { return reason }
+      return .exceededLimit(.memory(bytes: memoryLimit))
+    case .stalled, .killedOnRequest, .brokeProtocol, .startFailed, .exceededLimit:
+      return reason
     }
   }
 

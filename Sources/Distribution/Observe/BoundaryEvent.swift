@@ -30,6 +30,9 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
   case boundaryFailed(boundary: String, reason: BoundaryFailure)
   /// A worker reported an error for one action; the action changed nothing.
   case actionFailed(boundary: String, reason: String)
+  /// A worker reached `limit`, set in the placement, and the kernel ended it; it is restarted
+  /// like a crashed one.
+  case limitExceeded(boundary: String, pid: Int32, limit: ResourceLimit)
 
   /// The event in a line for a log: "worker 4242 serves counter1".
   public var description: String {
@@ -45,6 +48,7 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     case let .effectsLost(boundary, count): "\(count) effect(s) of \(boundary) were lost"
     case let .boundaryFailed(boundary, reason): "boundary \(boundary) failed: \(reason)"
     case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"
+    case let .limitExceeded(boundary, pid, limit): "\(boundary) worker \(pid) exceeded its \(limit)"
     }
   }
 }
@@ -59,7 +63,8 @@ extension BoundaryEvent {
     switch self {
     case let .workerStarted(boundary, _), let .workerExited(boundary, _), let .workerRetired(boundary, _),
       let .workerRestarted(boundary, _, _), let .workerStalled(boundary, _, _), let .connectionRefused(boundary, _),
-      let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _):
+      let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _),
+      let .limitExceeded(boundary, _, _):
       boundary
     }
   }

@@ -20,6 +20,8 @@ public enum RestartReason: Sendable, Equatable, Codable, CustomStringConvertible
   /// The worker could not be started: the successor of one that failed, or of one that
   /// retired with its child.
   case startFailed(String)
+  /// The worker reached `limit`, set in the placement, and the kernel ended it.
+  case exceededLimit(ResourceLimit)
 
   public var description: String {
     switch self {
@@ -29,6 +31,7 @@ public enum RestartReason: Sendable, Equatable, Codable, CustomStringConvertible
     case .killedOnRequest: "it was killed on request (SIGKILL)"
     case let .brokeProtocol(violation): "it broke the protocol: \(violation)"
     case let .startFailed(error): "it could not start: \(error)"
+    case let .exceededLimit(limit): "it exceeded its \(limit)"
     }
   }
 }

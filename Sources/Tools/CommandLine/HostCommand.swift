@@ -19,8 +19,10 @@ import Foundation
 ///     APP --boundaries NAME                the boundaries of app NAME that a placement can name
 ///     APP --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE]
 ///     APP --replay FILE [--placement FILE]   runs a recording again; see `Replayer`
-///     APP --study NAME [--report FILE]     the app's script with each boundary in the host, in a
-///                                          worker, and killed and stalled there (`Study`)
+///     APP --study NAME [--report FILE] [--placement FILE]
+///                                          the app's script with each boundary in the host, in a
+///                                          worker (under the limits FILE sets it), and killed and
+///                                          stalled there (`Study`)
 ///     APP --control NAME up | ps | top | logs | kill | stop | cont | slow | down ...
 ///
 /// and prints its pid, each placed boundary with its workers' pids, each action of the script
@@ -85,14 +87,15 @@ public enum HostCommand {
       if boundaries.isEmpty { terminal.say("\(name) has no boundaries: none of its reducers is a Scope, ifLet or forEach child") }
       for boundary in boundaries { terminal.say("\(boundary)") }
       exit(0)
-    case let .study(name, report):
+    case let .study(name, report, placementFile):
       let selected = app(named: name)
       do {
         let command =
           try workerExecutable.map { executable throws(DistributionError) in
             try WorkerCommand.executable(named: executable, app: name)
           } ?? .thisExecutable(app: name)
-        try await StudySession(app: selected, command: command, terminal: terminal).run(report: report)
+        let limits = try placementFile.map { file throws(DistributionError) in try Placement(contentsOf: file) }
+        try await StudySession(app: selected, command: command, limits: limits, terminal: terminal).run(report: report)
       } catch {
         terminal.fail("\(error)")
       }
@@ -167,13 +170,14 @@ enum HostRequest: Equatable {
   case up(app: String, placement: String?)
   /// `--replay FILE`: runs a recording again and compares each step.
   case replay(file: String, placement: String?)
-  /// `--study NAME`: the app's script in each placement and under faults (`Study`).
-  case study(app: String, report: String?)
+  /// `--study NAME`: the app's script in each placement and under faults (`Study`), each
+  /// boundary under the limits `placement` gives it.
+  case study(app: String, report: String?, placement: String? = nil)
   /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] | --control APP COMMAND"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] [--placement FILE] | --control APP COMMAND"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -200,7 +204,8 @@ enum HostRequest: Equatable {
     guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --list, --replay and --study go alone") }
     if options["--report"] != nil, options["--study"] == nil { throw wrong("--report goes with --study") }
     if options["--app"] == nil {
-      let withApp = options["--replay"] == nil ? ["--placement", "--hold", "--up", "--record", "--trace"] : ["--hold", "--up", "--record", "--trace"]
+      let takesPlacement = options["--replay"] != nil || options["--study"] != nil
+      let withApp = takesPlacement ? ["--hold", "--up", "--record", "--trace"] : ["--placement", "--hold", "--up", "--record", "--trace"]
       if let option = withApp.first(where: { options[$0] != nil || flags.contains($0) }) {
         throw wrong("\(option) goes with --app")
       }
@@ -227,7 +232,7 @@ enum HostRequest: Equatable {
     } else if let file = options["--replay"] {
       self = .replay(file: file, placement: options["--placement"])
     } else if let app = options["--study"] {
-      self = .study(app: app, report: options["--report"])
+      self = .study(app: app, report: options["--report"], placement: options["--placement"])
     } else if let app = options["--boundaries"] {
       self = .boundaries(app: app)
     } else {

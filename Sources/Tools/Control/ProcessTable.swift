@@ -30,20 +30,28 @@ struct ProcessTable {
       return [process.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-", "\(Amount.hundredths(cpu)) s"]
     }
     let tree = ProcessTree.scan()
-    var rows = [["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU", "PARENT"]]
-    rows.append(["(host)", "-"] + columns(snapshot.hostPID) + ["-"] + usage(snapshot.hostPID) + ["-"])
+    let limited = LimitColumns.mechanism(of: snapshot)
+    let noLimits = limited == nil ? [] : ["-", "-", "-"]
+    var rows = [
+      ["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"] + (limited == nil ? [] : LimitColumns.headers)
+        + ["PARENT"]
+    ]
+    rows.append(["(host)", "-"] + columns(snapshot.hostPID) + ["-"] + usage(snapshot.hostPID) + noLimits + ["-"])
     for boundary in snapshot.boundaries {
       for (index, worker) in boundary.workers.enumerated() {
+        let limits =
+          limited == nil
+          ? [] : LimitColumns.cells(of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { ProcessState(of: Int32($0))?.residentKilobytes })
         rows.append(
-          [boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid)
+          [boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid) + limits
             + [String(snapshot.hostPID)])
         for inner in worker.pid.map({ tree.workers(under: Int32($0)) }) ?? [] {
           let name = String(repeating: "  ", count: inner.depth - 1) + inner.boundary
-          rows.append([name, "-"] + columns(Int(inner.pid)) + ["-"] + usage(Int(inner.pid)) + [String(inner.parent)])
+          rows.append([name, "-"] + columns(Int(inner.pid)) + ["-"] + usage(Int(inner.pid)) + noLimits + [String(inner.parent)])
         }
       }
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"
-    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + TextTable(rows).lines
+    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + (limited.map { [$0] } ?? []) + TextTable(rows).lines
   }
 }

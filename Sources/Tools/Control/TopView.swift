@@ -98,8 +98,10 @@ struct TopView {
       }
       return [String(pid), String(now.state), cpu ?? "-", now.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-"]
     }
+    let limited = LimitColumns.mechanism(of: sample.snapshot)
     var rows = [
       ["BOUNDARY", "PID", "STATE", "CPU%", "RSS", "ACTIONS", "ACTIONS/S", "SENT/S", "RECEIVED/S", "P50", "P99", "RESTARTS", "SLOW"]
+        + (limited == nil ? [] : LimitColumns.headers)
     ]
     rows.append(["(host)"] + process(sample.snapshot.hostPID))
     for boundary in sample.snapshot.boundaries {
@@ -113,13 +115,18 @@ struct TopView {
          String(boundary.workers.map(\.restarts).reduce(0, +)),
          boundary.replyDelayMilliseconds > 0 ? "\(boundary.replyDelayMilliseconds) ms" : "-"])
       for (index, worker) in boundary.workers.enumerated() {
-        rows.append(["  \(boundary.boundary)[\(index)]"] + process(worker.pid) + ["", "", "", "", "", "", String(worker.restarts)])
+        let limits =
+          limited == nil
+          ? [] : [""] + LimitColumns.cells(
+            of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { sample.processes[$0]?.residentKilobytes })
+        rows.append(["  \(boundary.boundary)[\(index)]"] + process(worker.pid) + ["", "", "", "", "", "", String(worker.restarts)] + limits)
         for inner in worker.pid.flatMap({ sample.inner[$0] }) ?? [] {
           rows.append([String(repeating: "  ", count: inner.depth) + inner.boundary] + process(Int(inner.pid)))
         }
       }
     }
     let clock = Date().formatted(date: .omitted, time: .standard)
-    return ["\(target.app): host pid \(sample.snapshot.hostPID)   \(clock)   q or Ctrl-C quits", ""] + TextTable(rows).lines
+    return ["\(target.app): host pid \(sample.snapshot.hostPID)   \(clock)   q or Ctrl-C quits"] + (limited.map { [$0] } ?? []) + [""]
+      + TextTable(rows).lines
   }
 }

@@ -23,12 +23,18 @@ package struct Study {
   package let rounds: Int
   /// The deadline of a studied boundary: how long a stalled worker holds the action up.
   package let deadline: Duration
+  /// The limits each boundary runs under in its worker: those this placement sets for it.
+  package let limits: Placement?
 
-  package init(app: ScriptedApp, command: WorkerCommand, rounds: Int = 10, deadline: Duration = .milliseconds(500)) {
+  package init(
+    app: ScriptedApp, command: WorkerCommand, rounds: Int = 10, deadline: Duration = .milliseconds(500),
+    limits: Placement? = nil
+  ) {
     self.app = app
     self.command = command
     self.rounds = max(1, rounds)
     self.deadline = deadline
+    self.limits = limits
   }
 
   /// Every run of the study, in order: in the host, each boundary in a worker, then each
@@ -49,12 +55,23 @@ package struct Study {
   }
 
   private func measure(placing boundaries: [String], fault: (StudyRun.Fault, at: Int)?, rounds: Int) async throws -> StudyRun {
+    let entries = boundaries.map { path in
+      let limited = limits?.entries.first { $0.path == path }
+      return Placement.Entry(
+        path: path, deadline: deadline, memoryLimit: limited?.memoryLimit, cpuPercent: limited?.cpuPercent,
+        fileLimit: limited?.fileLimit)
+    }
+    let limitWords = entries.flatMap { entry in
+      [entry.memoryLimit.map { "\(ResourceLimit.memory(bytes: $0))" }, entry.cpuPercent.map { "cpu \($0)%" }, entry.fileLimit.map { "files \($0)" }]
+        .compactMap(\.self)
+    }
     let recorder = StudyRecorder(
       StudyRun(
-        placement: boundaries.isEmpty ? "in the host" : boundaries.joined(separator: ", ") + " in a worker",
+        placement: boundaries.isEmpty
+          ? "in the host"
+          : boundaries.joined(separator: ", ") + " in a worker" + (limitWords.isEmpty ? "" : ", " + limitWords.joined(separator: " ")),
         placed: boundaries, fault: fault?.0))
-    let placement = Placement(
-      file: "study", entries: boundaries.map { Placement.Entry(path: $0, deadline: deadline) })
+    let placement = Placement(file: "study", entries: entries)
     let composition = try boundaries.isEmpty
       ? nil
       : Composition(root: app.root(), placement: placement, command: command, onEvent: recorder.note)
@@ -153,6 +170,7 @@ final class StudyRecorder: Sendable {
     let kind: StudyRun.Moment.Kind? =
       switch event {
       case .workerStalled: .stall
+      case .limitExceeded: .limit
       case .workerExited: .exit
       case .workerRestarted: .restart
       case .effectsLost: .effectsLost

@@ -109,7 +109,7 @@ package struct StudyReport: Sendable {
       shapes += "<line x1=\"\(x(start))\" y1=\"\(axis)\" x2=\"\(x(start))\" y2=\"\(axis - min(tick, axis - 10))\" stroke=\"#3b7dd8\" stroke-width=\"2\"/>"
     }
     let colors: [StudyRun.Moment.Kind: String] = [
-      .fault: "#d62728", .stall: "#ff7f0e", .exit: "#7f7f7f", .restart: "#2ca02c", .effectsLost: "#9467bd",
+      .fault: "#d62728", .stall: "#ff7f0e", .exit: "#7f7f7f", .restart: "#2ca02c", .effectsLost: "#9467bd", .limit: "#e377c2",
       .failure: "#8c564b",
     ]
     for moment in run.moments {
@@ -121,7 +121,7 @@ package struct StudyReport: Sendable {
       }
     }
     var legend = left
-    for kind in [StudyRun.Moment.Kind.fault, .stall, .exit, .restart, .effectsLost] {
+    for kind in [StudyRun.Moment.Kind.fault, .stall, .limit, .exit, .restart, .effectsLost] {
       shapes += "<circle cx=\"\(legend + 5)\" cy=\"\(height - 10)\" r=\"5\" fill=\"\(colors[kind] ?? "#000")\"/>"
       shapes += Self.text(x: legend + 13, y: height - 6, kind.rawValue)
       legend += 90

@@ -28,7 +28,7 @@ package struct StudyRun: Sendable {
   /// Something that happened during the run, at `offset` from its start.
   package struct Moment: Sendable, Equatable {
     package enum Kind: String, Sendable {
-      case fault, stall, exit, restart, effectsLost = "effects lost", failure
+      case fault, stall, exit, restart, effectsLost = "effects lost", failure, limit
     }
 
     package let offset: Duration

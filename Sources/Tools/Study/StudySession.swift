@@ -8,6 +8,8 @@ import Foundation
 struct StudySession {
   let app: ScriptedApp
   let command: WorkerCommand
+  /// Where the limits of each studied boundary come from (the app's placement file).
+  let limits: Placement?
   let terminal: HostTerminal
 
   func run(report: String?) async throws {
@@ -23,7 +25,7 @@ struct StudySession {
     terminal.say(
       "study of \(app.name): its script with every boundary in the host, then each of \(boundaries.joined(separator: ", ")) "
         + "in a worker, killed and stalled halfway")
-    let runs = try await Study(app: app, command: command).run()
+    let runs = try await Study(app: app, command: command, limits: limits).run()
     terminal.say(StudyTable(runs).text)
     guard let report else { return }
     do {

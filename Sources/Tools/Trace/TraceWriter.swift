@@ -161,6 +161,7 @@ public final class TraceWriter: BoundaryInstrument {
         nameWorker(&state, worker, boundary: boundary)
         (pid, name) = (worker, "restarted")
       case let .workerStalled(_, worker, _): (pid, name) = (worker, "stalled")
+      case let .limitExceeded(_, worker, _): (pid, name) = (worker, "exceeded its limit")
       case let .effectsLost(boundary, count): (pid, name) = (state.exited[boundary] ?? hostPid, "\(count) effect(s) lost")
       case .connectionRefused: (pid, name) = (hostPid, "connection refused")
       case .boundaryFailed: (pid, name) = (hostPid, "boundary failed")

@@ -58,14 +58,15 @@ package final class WorkerProcess: Sendable {
   /// signal is tied to the life of this process, not of the calling thread.
   package init(
     name: String, executable: URL, arguments: [String] = [], socketPath: String,
-    secret: LaunchSecret, brief: String = "", output: @escaping @Sendable (OutputLine) -> Void
+    secret: LaunchSecret, brief: String = "", limits: LimitRequest? = nil,
+    output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
     let life = ProcessLife()
     let launch = Self.launch(socketPath: socketPath, secret: secret, brief: brief)
     (process, pid) = try SpawnThread.run { () throws -> (Process, pid_t) in
       try Self.start(
-        name: name, executable: executable, arguments: arguments, launch: launch, life: life,
+        name: name, executable: executable, arguments: arguments, launch: launch, limits: limits, life: life,
         output: output)
     }
     self.life = life
@@ -78,7 +79,7 @@ package final class WorkerProcess: Sendable {
   /// parent-death signal follows the host, not the template.
   package init(
     name: String, forkedBy template: WorkerTemplate, request: String, socketPath: String, secret: LaunchSecret,
-    brief: String = "", output: @escaping @Sendable (OutputLine) -> Void
+    brief: String = "", limits: LimitRequest? = nil, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
     self.name = name
     let life = ProcessLife()
@@ -126,6 +127,7 @@ package final class WorkerProcess: Sendable {
         of: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), as: stream, from: name, to: output, life: life)
     }
     do {
+      try life.enforce(limits, name: name)
       try life.write(Self.launch(socketPath: socketPath, secret: secret, brief: brief))
     } catch {
       _ = life.signal(SIGKILL)
@@ -154,7 +156,7 @@ package final class WorkerProcess: Sendable {
 
   /// Starts the process; runs on the spawn thread.
   private static func start(
-    name: String, executable: URL, arguments: [String], launch: [UInt8], life: ProcessLife,
+    name: String, executable: URL, arguments: [String], launch: [UInt8], limits: LimitRequest?, life: ProcessLife,
     output: @escaping @Sendable (OutputLine) -> Void
   ) throws -> (Process, pid_t) {
     let process = Process()
@@ -193,6 +195,7 @@ package final class WorkerProcess: Sendable {
       forwardLines(of: pipe.fileHandleForReading, as: stream, from: name, to: output, life: life)
     }
     do {
+      try life.enforce(limits, name: name)
       try life.write(launch)
     } catch {
       _ = life.signal(SIGKILL)
@@ -216,7 +219,10 @@ package final class WorkerProcess: Sendable {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count < 0 && errno == EINTR { continue }
         let data = count > 0 ? Data(buffer[0..<count]) : Data()
-        for text in lines.append(data) { output(OutputLine(worker: name, stream: stream, text: text)) }
+        for text in lines.append(data) {
+          life.heard(text)
+          output(OutputLine(worker: name, stream: stream, text: text))
+        }
         if count <= 0 { break }
       }
       // Only this thread uses the descriptor, so it is closed here, at once, rather than
@@ -238,6 +244,15 @@ package final class WorkerProcess: Sendable {
   /// False when it had exited, and nothing was sent.
   @discardableResult
   package func send(signal number: Int32) -> Bool { life.signal(number) }
+
+  /// Whether the worker ended at its memory limit: the OOM killer ended it in its memory
+  /// cgroup, or, under `RLIMIT_DATA`, the Swift runtime said "Fatal error: failed to
+  /// allocate" before it ended it. Waits for the end of its output, at most `milliseconds`:
+  /// the connection that told the host of its end may come before its last lines. False at
+  /// once for a worker with no memory limit.
+  package func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
+    life.endedAtMemoryLimit(waitingAtMost: milliseconds)
+  }
 
   /// Whether the worker is running: it has not exited, or Foundation has not reaped it yet.
   package var isRunning: Bool { life.isRunning }
@@ -275,6 +290,14 @@ private final class ProcessLife: Sendable {
     var pid: pid_t = 0
     var pidfd: Int32 = -1
     var exit: WorkerProcess.Exit?
+    /// The limits the worker runs under, released when it exits.
+    var limits: EnforcedLimits?
+    /// The OOM kills in its memory cgroup, read as it exited, before the group is removed.
+    var memoryKills = 0
+    /// Whether it said "failed to allocate" (watched only under `RLIMIT_DATA`).
+    var failedToAllocate = false
+    /// Threads blocked in `endedAtMemoryLimit`, woken when its output has ended.
+    var outputWaiters: [DispatchSemaphore] = []
     var openOutputs = 2
     var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
     /// Threads blocked in `waitForExit(milliseconds:)`, woken when the exit is recorded.
@@ -284,6 +307,47 @@ private final class ProcessLife: Sendable {
   private let state = Mutex(State())
 
   func setInput(_ input: FileHandle) { state.withLock { $0.input = input } }
+
+  /// Puts the started worker under `request`'s limits, before it has its launch.
+  func enforce(_ request: LimitRequest?, name: String) throws {
+    guard let request, !request.limits.isEmpty else { return }
+    let pid = state.withLock { $0.pid }
+    let enforced = try request.enforcer.enforce(request.limits, on: pid, name: name) { [weak self] number in
+      self?.signal(number) ?? false
+    }
+    let late = state.withLock { state in
+      if state.exit == nil { state.limits = enforced }
+      return state.exit != nil
+    }
+    if late { enforced.release() }
+  }
+
+  /// What the Swift runtime prints before it aborts when an allocation fails.
+  static let allocationFailure = "Fatal error: failed to allocate"
+
+  /// Notes what a line of the worker's output says of its limits.
+  func heard(_ line: String) {
+    guard state.withLock({ $0.limits?.endsByFailedAllocation == true }), line.hasPrefix(Self.allocationFailure) else {
+      return
+    }
+    state.withLock { $0.failedToAllocate = true }
+  }
+
+  /// See `WorkerProcess.endedAtMemoryLimit`. Event-driven: the end of the worker's output,
+  /// which follows its death at once, wakes the wait; the OOM count is read from its cgroup,
+  /// which stays until the host has reaped it.
+  func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
+    let ended = DispatchSemaphore(value: 0)
+    let waiting = state.withLock { state in
+      guard state.limits?.limits.memoryBytes != nil else { return false }
+      if state.openOutputs > 0 { state.outputWaiters.append(ended) }
+      return true
+    }
+    guard waiting else { return false }
+    _ = ended.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
+    let (limits, kills, failed) = state.withLock { ($0.limits, $0.memoryKills, $0.failedToAllocate) }
+    return failed || kills > 0 || (limits?.memoryKills() ?? 0) > 0
+  }
 
   /// The process is running (or already gone, if it died at once).
   func started(pid: pid_t, pidfd: Int32) {
@@ -363,6 +427,12 @@ private final class ProcessLife: Sendable {
   }
 
   func recordExit(_ exit: WorkerProcess.Exit) {
+    // Read and kept before the group goes and the exit is told, so that whoever hears of it,
+    // or asks meanwhile, can tell why.
+    let limits = state.withLock { $0.limits }
+    let kills = limits?.memoryKills() ?? 0
+    state.withLock { $0.memoryKills = kills }
+    limits?.release()
     let (input, pidfd, waiters, blocked) = state.withLock { state in
       state.exit = exit
       defer {
@@ -380,14 +450,17 @@ private final class ProcessLife: Sendable {
   }
 
   func outputEnded() {
-    let (exit, waiters) = state.withLock { state in
+    let (exit, waiters, blocked) = state.withLock { state in
       state.openOutputs -= 1
-      guard state.openOutputs == 0, let exit = state.exit else {
-        return (WorkerProcess.Exit?.none, [CheckedContinuation<WorkerProcess.Exit, Never>]())
+      guard state.openOutputs == 0 else {
+        return (WorkerProcess.Exit?.none, [CheckedContinuation<WorkerProcess.Exit, Never>](), [DispatchSemaphore]())
       }
+      defer { state.outputWaiters = [] }
+      guard let exit = state.exit else { return (nil, [], state.outputWaiters) }
       defer { state.waiters = [] }
-      return (exit, state.waiters)
+      return (exit, state.waiters, state.outputWaiters)
     }
+    for semaphore in blocked { semaphore.signal() }
     if let exit { for waiter in waiters { waiter.resume(returning: exit) } }
   }
 

@@ -1,0 +1,141 @@
+import CSystem
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Puts a composition's workers under their limits with the mechanism the machine offers.
+/// With cgroups, each worker gets a cgroup of its own in a directory of the host's
+/// (`bulkhead-HOSTPID`, under the host's own cgroup), made when the first worker needs it and
+/// removed at `close()`; directories of hosts that are gone are swept when an enforcer is made.
+///
+/// The host calls `enforce` between starting a worker and handing it its launch: the worker
+/// waits for the launch before it runs any of the app's code, so it serves under its limits
+/// from its first action, whether it was spawned or forked from the template.
+///
+/// ```swift
+/// let enforcer = LimitEnforcer(mechanism: .detect())
+/// let enforced = try enforcer.enforce(ResourceLimits(memoryBytes: 128 << 20), on: pid, name: "w0-0") { _ in true }
+/// ```
+package final class LimitEnforcer: Sendable {
+  package let mechanism: LimitMechanism
+  private let hostDirectory = "\(LimitEnforcer.prefix)\(getpid())"
+  /// Holds workers to their CPU share where no cgroup does.
+  private let throttle = CPUThrottle()
+
+  private static let prefix = "bulkhead-"
+
+  package init(mechanism: LimitMechanism) {
+    self.mechanism = mechanism
+    for root in mechanism.roots { Self.sweep(root) }
+  }
+
+  /// Bounds process `pid`, the worker `name`, by `limits`; `signal` reaches it through its
+  /// pidfd, for the host's CPU throttle.
+  ///
+  /// - Throws: `TransportError.system` naming the file or call that failed.
+  package func enforce(
+    _ limits: ResourceLimits, on pid: pid_t, name: String, signal: @escaping @Sendable (Int32) -> Bool
+  ) throws(TransportError) -> EnforcedLimits {
+    var groups: [String] = []
+    do throws(TransportError) {
+      if let files = limits.files { try setLimit(Int32(bulkhead_limit_files), to: UInt64(files), on: pid) }
+      switch mechanism {
+      case let .cgroup2(directory):
+        let group = try makeGroup(in: directory, for: name, pid: pid)
+        groups.append(group)
+        if let bytes = limits.memoryBytes { try write("\(bytes)", to: group + "/memory.max") }
+        if let percent = limits.cpuPercent { try write("\(percent * 1_000) 100000", to: group + "/cpu.max") }
+        try write("\(pid)", to: group + "/cgroup.procs")
+      case let .cgroup1(memory, cpu):
+        if let bytes = limits.memoryBytes {
+          let group = try makeGroup(in: memory, for: name, pid: pid)
+          groups.append(group)
+          try write("\(bytes)", to: group + "/memory.limit_in_bytes")
+          try write("\(pid)", to: group + "/cgroup.procs")
+        }
+        if let percent = limits.cpuPercent, let cpu {
+          let group = try makeGroup(in: cpu, for: name, pid: pid)
+          groups.append(group)
+          try write("100000", to: group + "/cpu.cfs_period_us")
+          try write("\(percent * 1_000)", to: group + "/cpu.cfs_quota_us")
+          try write("\(pid)", to: group + "/cgroup.procs")
+        }
+      case .resourceLimits:
+        if let bytes = limits.memoryBytes { try setLimit(Int32(bulkhead_limit_data), to: UInt64(bytes), on: pid) }
+      }
+    } catch {
+      for group in groups { rmdir(group) }
+      throw error
+    }
+    let throttled = mechanism.hostThrottlesCPU ? limits.cpuPercent : nil
+    let token = throttled.flatMap { throttle.add(pid: pid, percent: $0, signal: signal) }
+    return EnforcedLimits(
+      limits: limits, mechanism: mechanism, groups: groups, throttle: token.map { (throttle, $0) })
+  }
+
+  /// Removes the host's directories once every worker's group is gone (at shutdown).
+  package func close() {
+    for root in mechanism.roots { rmdir(root + "/" + hostDirectory) }
+  }
+
+  /// Makes `root/bulkhead-HOSTPID/NAME-PID`, and the host's directory first if need be.
+  private func makeGroup(in root: String, for name: String, pid: pid_t) throws(TransportError) -> String {
+    let host = root + "/" + hostDirectory
+    if mkdir(host, 0o755) != 0, errno != EEXIST { throw .system(call: "mkdir", errno: errno, context: host) }
+    let group = host + "/\(name)-\(pid)"
+    if mkdir(group, 0o755) != 0 { throw .system(call: "mkdir", errno: errno, context: group) }
+    return group
+  }
+
+  private func setLimit(_ which: Int32, to value: UInt64, on pid: pid_t) throws(TransportError) {
+    guard bulkhead_set_limit(pid, which, value, value) == 0 else {
+      throw .system(call: "prlimit", errno: errno, context: "the limits of worker \(pid)")
+    }
+  }
+
+  /// Removes the directories of hosts that are gone (`bulkhead-PID` with no process PID) from
+  /// `root`, with their workers' groups: a group is empty once its worker exited, which a
+  /// worker does when its host dies. A group still in use stays, and so does its host's.
+  private static func sweep(_ root: String) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
+    for name in names where name.hasPrefix(prefix) {
+      guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else {
+        continue
+      }
+      let host = root + "/" + name
+      for group in (try? FileManager.default.contentsOfDirectory(atPath: host)) ?? [] {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: host + "/" + group, isDirectory: &isDirectory), isDirectory.boolValue {
+          rmdir(host + "/" + group)
+        }
+      }
+      rmdir(host)
+    }
+  }
+}
+
+/// Writes `text` to the control file `path` in one `write`, as the kernel's cgroup files need.
+func write(_ text: String, to path: String) throws(TransportError) {
+  let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+  guard descriptor >= 0 else { throw .system(call: "open", errno: errno, context: path) }
+  defer { close(descriptor) }
+  let bytes = Array(text.utf8)
+  guard Glibc.write(descriptor, bytes, bytes.count) == bytes.count else {
+    throw .system(call: "write", errno: errno, context: path)
+  }
+}
+
+/// The limits a worker is to be started under, and who enforces them.
+///
+/// ```swift
+/// try WorkerProcess(name: "w0-0", executable: url, socketPath: path, secret: secret,
+///   limits: LimitRequest(enforcer: enforcer, limits: ResourceLimits(files: 64))) { print($0.text) }
+/// ```
+package struct LimitRequest: Sendable {
+  package let enforcer: LimitEnforcer
+  package let limits: ResourceLimits
+
+  package init(enforcer: LimitEnforcer, limits: ResourceLimits) { (self.enforcer, self.limits) = (enforcer, limits) }
+}
