@@ -264,10 +264,11 @@ import Transport
     let lines = ps.output.split(separator: "\n").map(String.init)
     #expect(lines.contains("limits: \(mechanism)"), "\(ps)")
     let row = try #require(lines.first { $0.hasPrefix("counter1 ") }, "\(ps)").split(separator: " ")
-    // "… 16.7 MiB/64.0 MiB  -  -": memory against its limit, no cpu or files limit.
-    #expect(row.contains { $0.hasSuffix("/64.0") } && row.suffix(3) == ["MiB", "-", "-"], "\(ps)")
+    // "… 16.7 MiB/64.0 MiB  -  -  PARENT": memory against its limit, no cpu or files limit,
+    // then the parent's pid.
+    #expect(row.contains { $0.hasSuffix("/64.0") } && row.dropLast().suffix(3) == ["MiB", "-", "-"], "\(ps)")
     let other = try #require(lines.first { $0.hasPrefix("counter2 ") }, "\(ps)").split(separator: " ")
-    #expect(other.suffix(3) == ["-", "-", "-"], "\(ps)")
+    #expect(other.dropLast().suffix(3) == ["-", "-", "-"], "\(ps)")
     // What ps shows is the kernel's: the cgroup's limit, or RLIMIT_DATA.
     let worker = try #require(Int32(row[2]))
     #expect(LimitsInForce(of: worker).memoryBytes == 64 << 20)
