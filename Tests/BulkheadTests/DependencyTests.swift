@@ -177,4 +177,21 @@ private struct Reader: Reducer {
     #expect(reported.count == 1)
     #expect(reported.first?.message.contains(hasNoTestValue) == true)
   }
+
+  /// A worker sets the host's answers of each header it adopts; a worker that places workers
+  /// of its own tells them of its values by revision, so each header must make a new one.
+  @Test func theHostsAnswersOfEachHeaderMakeANewRevision() {
+    var values = DependencyValues()
+    let before = values.revision
+    values.host = NoAnswers()
+    let first = values.revision
+    values.host = NoAnswers()
+    #expect(first != before)
+    #expect(values.revision != first)
+  }
+}
+
+/// The host's answers of some header, answering for no key.
+private struct NoAnswers: HostAnsweredValues {
+  func value<Key: DependencyKey>(for key: Key.Type) -> Key.Value? { nil }
 }

@@ -75,8 +75,12 @@ public struct DependencyValues: Sendable {
   /// dependencies a worker has are still the host's.
   package private(set) var revision = Self.nextRevision()
 
-  /// In a worker: the host's answers for the keys that cross. Nil everywhere else.
-  package var host: (any HostAnsweredValues)?
+  /// In a worker: the host's answers for the keys that cross. Nil everywhere else. Setting
+  /// it is a change like any other: a worker that places workers of its own tells them of its
+  /// values by revision, and the host's answers of a later header are new values for them.
+  package var host: (any HostAnsweredValues)? {
+    didSet { revision = Self.nextRevision() }
+  }
 
   /// Live or test values for the keys that are not overridden.
   public var context: DependencyContext = .live {
