@@ -1,5 +1,4 @@
 import Bulkhead
-
 import Synchronization
 
 /// The boundaries a composition placed in workers, as the core's hook sees them: a child at
