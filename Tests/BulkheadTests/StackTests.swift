@@ -147,6 +147,17 @@ private struct OuterClearer: Reducer {
     #expect(reported.isEmpty)
   }
 
+  /// As in TCA, where a test asserts a pop by assigning what is left (`$0.path = []`): equal
+  /// stacks may still push under different ids. A placed boundary does not take equality for
+  /// sameness across stores (`RemoteErrandsTests`).
+  @Test func stacksAreEqualByTheirIdsAndElementsWhateverIdTheyPushNext() {
+    var popped = StackState<String>(["a"])
+    popped.pop(from: 0)
+    #expect(popped == StackState<String>())
+    #expect(popped.nextID == 1)
+    #expect(StackState<String>().nextID == 0)
+  }
+
   @Test func theLastIdThereIsIsNeitherAssignedNorPushed() {
     var path: StackState<String> = ["a"]
     let last = StackElementID(generation: .max)

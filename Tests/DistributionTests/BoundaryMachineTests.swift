@@ -100,7 +100,7 @@ import Testing
       case let .removedUnder(prefix):
         commands = machine.removed(under: prefix)
       case let .ran(pid, index, slot, version):
-        machine.ran(slot: slot, at: index, link: link(pid), version: version, state: 0)
+        machine.ran(slot: slot, at: index, link: link(pid), lineage: 1, version: version, state: 0)
         commands = []
       case .stop:
         commands = machine.stop()
@@ -298,10 +298,12 @@ import Testing
   }
 
   static func step(
-    _ harness: inout Harness, link: Link, action: [UInt8] = [1], changed: Bool = false,
+    _ harness: inout Harness, link: Link, lineage: UInt64 = 1, action: [UInt8] = [1], changed: Bool = false,
     dependencies: Wire.DependencyHeader? = nil
   ) -> Answer {
-    let step = harness.machine.step(slot: [], at: 0, link: link, action: action, dependencies: dependencies) { _ in
+    let step = harness.machine.step(
+      slot: [], at: 0, link: link, lineage: lineage, action: action, dependencies: dependencies
+    ) { _ in
       changed ? .whole([0]) : nil
     }
     switch step {
@@ -354,6 +356,23 @@ import Testing
     var (harness, link) = Self.offering()
     let took = harness.machine.processed(slot: [], at: 0, link: link, sequence: 5)
     #expect(!took)
+    #expect(Self.step(&harness, link: link) == .asked(base: 1, withPatch: false))
+  }
+
+  /// A second store on the boundary: what the worker has is a copy of the first store's
+  /// state, however equal the two look, so the offer is not taken and the request, on the
+  /// empty version, carries the whole state (the patch from no copy).
+  @Test func aCopyOfAnotherLineagesStateIsNotCurrent() {
+    var (harness, link) = Self.offering()
+    var copies: [Int?] = []
+    let step = harness.machine.step(slot: [], at: 0, link: link, lineage: 2, action: [1], dependencies: nil) { copy in
+      copies.append(copy as? Int)
+      return .whole([0])
+    }
+    #expect(copies == [nil])
+    guard case let .ask(.run(_, base, _, _, _, _), _) = step else { return #expect(Bool(false), "\(step)") }
+    #expect(base == Wire.emptyVersion)
+    // The first store's record stands: its next step asks on its version (the offer is spent).
     #expect(Self.step(&harness, link: link) == .asked(base: 1, withPatch: false))
   }
 

@@ -45,6 +45,26 @@ import Testing
     }
     await ExampleScripts.errandsTimers(store, clock: clock)
   }
+
+  /// The host's state is the truth, the worker's copy a cache: a second store on the same
+  /// composition, whose stack has handed out no id yet, brings the worker's copy of the trips
+  /// (which handed out #0, then popped it) up to date before its first push.
+  @Test func aNewStoreBringsTheWorkersStackUpToDate() async throws {
+    let composition = try composition(app: "errands", placement: "trips\n")
+    defer { composition.shutdown() }
+    let clock = TestClock()
+    func store() -> Store<Errands.State, Errands.Action> {
+      Store(initialState: Errands.State(), reducer: { composition.compose(Errands()) }) { $0.continuousClock = clock }
+    }
+    let first = store()
+    let tasks = [first.send(.trips(.view(.planTripTapped))), first.send(.trips(.path(.popFrom(id: 0))))]
+    #expect(first.state.trips.path.nextID == 1)
+    let second = store()
+    let task = second.send(.trips(.view(.planTripTapped)))
+    #expect(second.state.trips.path.ids == [0])
+    #expect(second.state.trips.path.nextID == 1)
+    for task in tasks + [task] { task.cancel() }
+  }
 }
 
 /// The errands app's placement, read from `placements/errands.placement`: the tests take it

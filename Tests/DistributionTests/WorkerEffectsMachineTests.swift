@@ -266,6 +266,22 @@ import Testing
       given: [.keep("body"), .received(.start(run: 1)), .received(.reportSettling)],
       event: .settled(after: 1), commands: [.write], after: [.reportedWakes(1), .outgoing([.settled(count: 1)])]),
     Row(
+      name: "an idle executor is not settled after a wake whose commands are still to be performed",
+      given: [.keep("body"), .received(.reportSettling), .received(.start(run: 1))],
+      event: .idle, commands: [], after: [.wakes(1), .reportedWakes(0)]),
+    Row(
+      name: "a wake is looked at once its commands are performed, after them",
+      given: [.keep("body"), .received(.reportSettling)],
+      event: .received(.start(run: 1)), commands: [.start(run: 1, "body"), .performed(wakes: 1)], after: [.wakes(1)]),
+    Row(
+      name: "performed, the wake is covered when the executor is looked at",
+      given: [.keep("body"), .received(.reportSettling), .received(.start(run: 1))],
+      event: .performed(wakes: 1), commands: [.checkSettled(wakes: 1)], after: [.reportedWakes(0)]),
+    Row(
+      name: "an idle executor is looked at after the wakes performed",
+      given: [.keep("body"), .received(.reportSettling), .received(.start(run: 1)), .performed(wakes: 1)],
+      event: .idle, commands: [.checkSettled(wakes: 1)], after: [.reportedWakes(0)]),
+    Row(
       name: "the same settling is reported once",
       given: [.keep("body"), .received(.start(run: 1)), .received(.reportSettling), .settled(after: 1), .writing],
       event: .idle, commands: [], after: [.reportedWakes(1)]),

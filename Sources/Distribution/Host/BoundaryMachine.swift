@@ -35,10 +35,12 @@ struct BoundaryMachine<Link: PoolLink> {
   private(set) var isStopped = false
   var statistics = BoundaryStatistics()
 
-  /// What the host knows of one child state in a worker: its version and its value there.
+  /// What the host knows of one child state in a worker: its version and its value there,
+  /// and the lineage whose state it was.
   private struct Synced {
     var version: UInt64
     var state: Any
+    var lineage: UInt64
   }
 
   /// An effect action's outcome that a worker computed ahead, waiting for the host to run the
@@ -168,16 +170,18 @@ struct BoundaryMachine<Link: PoolLink> {
     if let link { taken = taken.filter { $0.link != ObjectIdentifier(link) } }
   }
 
-  /// Event: the host runs `action` on `slot` of `link`, the worker at `index`, whose copy of
-  /// the child state `patch` compares with the host's (nil: unchanged). Takes the outcome the
+  /// Event: the host runs `action` on `slot` of `link`, the worker at `index`, for a store of
+  /// `lineage`, whose copy of the child state `patch` compares with the host's (nil:
+  /// unchanged). A copy the worker has from another lineage's state is no copy of this one:
+  /// `patch` gets none, and the request carries the whole state. Takes the outcome the
   /// worker offered ahead if it started from the host's copy and the host's dependencies did
   /// not change (`dependencies` nil); else asks the worker, with the dependencies if changed,
   /// to hold its reply `holdReply` milliseconds (`slow`).
   mutating func step(
-    slot: [UInt8], at index: Int, link: Link, action: [UInt8], dependencies: Wire.DependencyHeader?,
-    holdReply: UInt64 = 0, patch: (_ workerCopy: Any?) throws -> StatePatch?
+    slot: [UInt8], at index: Int, link: Link, lineage: UInt64, action: [UInt8],
+    dependencies: Wire.DependencyHeader?, holdReply: UInt64 = 0, patch: (_ workerCopy: Any?) throws -> StatePatch?
   ) rethrows -> Step {
-    let synced = synced[index][slot]
+    let synced = synced[index][slot].flatMap { $0.lineage == lineage ? $0 : nil }
     let patch = try patch(synced?.state)
     let offer = offers[index].removeValue(forKey: slot)
     if let offer, offer.link === link, offer.action == action, patch == nil, dependencies == nil, let synced,
@@ -193,12 +197,12 @@ struct BoundaryMachine<Link: PoolLink> {
     return .ask(request, hostPatch: patch)
   }
 
-  /// Event: `link`, the worker at `index`, ran an action on `slot`, which is now at `version`
-  /// with the value `state` on both sides.
-  mutating func ran(slot: [UInt8], at index: Int, link: Link, version: UInt64, state: Any) {
+  /// Event: `link`, the worker at `index`, ran an action on `slot` for a store of `lineage`;
+  /// the slot is now at `version` with the value `state` on both sides.
+  mutating func ran(slot: [UInt8], at index: Int, link: Link, lineage: UInt64, version: UInt64, state: Any) {
     consecutiveFailures = 0
     guard members[index].link === link else { return }
-    synced[index][slot] = Synced(version: version, state: state)
+    synced[index][slot] = Synced(version: version, state: state, lineage: lineage)
   }
 
   /// Event: `link` answered that its copy of `slot` is not the one the request, based on

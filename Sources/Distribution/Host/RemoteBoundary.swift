@@ -135,10 +135,10 @@ final class RemoteBoundary: Sendable {
     perform(machine.withLock { $0.removed(under: prefix) })
   }
 
-  /// Runs `action` on `state` in the worker that serves the child of `elements`, and returns
-  /// the child's effects as the host runs them.
+  /// Runs `action` on `state`, a store of `lineage`'s, in the worker that serves the child of
+  /// `elements`, and returns the child's effects as the host runs them.
   func reduce<Child: Reducer>(
-    _: Child.Type, into state: inout Child.State, action: Child.Action, elements: [any Sendable]
+    _: Child.Type, into state: inout Child.State, action: Child.Action, elements: [any Sendable], lineage: UInt64
   ) -> Effect<Child.Action> {
     guard let (states, actions) = coding(Child.State.self, Child.Action.self) else {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
@@ -155,8 +155,8 @@ final class RemoteBoundary: Sendable {
     }
     let name = instrument.wantsActionNames ? Self.name(of: action) : nil
     return exchange(
-      slot: place.slot, index: place.index, action: actionBytes, named: name, state: &state, states: states,
-      actions: actions)
+      slot: place.slot, index: place.index, lineage: lineage, action: actionBytes, named: name, state: &state,
+      states: states, actions: actions)
   }
 
   /// How the child's states and actions cross, made once; nil when either is not `Codable`.
@@ -173,7 +173,7 @@ final class RemoteBoundary: Sendable {
   /// the way. The state changes only once a whole answer (patch and effects) has decoded, so
   /// an action is applied once or not at all.
   private func exchange<State, Action: Sendable>(
-    slot: [UInt8], index: Int, action: [UInt8], named name: String?, state: inout State,
+    slot: [UInt8], index: Int, lineage: UInt64, action: [UInt8], named name: String?, state: inout State,
     states: ValueCoding<State>, actions: ValueCoding<Action>
   ) -> Effect<Action> {
     while true {
@@ -181,7 +181,8 @@ final class RemoteBoundary: Sendable {
       do {
         while true {
           let (reply, base) = try answer(
-            to: action, named: name, slot: slot, index: index, link: current, state: state, states: states)
+            to: action, named: name, slot: slot, index: index, link: current, lineage: lineage, state: state,
+            states: states)
           switch reply {
           case let .ran(outcome):
             let changed = try outcome.patch.map { try states.apply($0, state) } ?? state
@@ -190,7 +191,9 @@ final class RemoteBoundary: Sendable {
               current.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
             }
             state = changed
-            machine.withLock { $0.ran(slot: slot, at: index, link: current, version: outcome.version, state: changed) }
+            machine.withLock {
+              $0.ran(slot: slot, at: index, link: current, lineage: lineage, version: outcome.version, state: changed)
+            }
             return effect
           case .stale:
             // Once more with the whole state; a worker stale even then breaks the protocol.
@@ -215,13 +218,13 @@ final class RemoteBoundary: Sendable {
   /// a request and its reply; with the version the answer was based on. A request carries the
   /// host's dependencies when they changed since the worker last heard of them.
   private func answer<State>(
-    to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, state: State,
-    states: ValueCoding<State>
+    to action: [UInt8], named name: String?, slot: [UInt8], index: Int, link: WorkerLink, lineage: UInt64,
+    state: State, states: ValueCoding<State>
   ) throws -> (reply: Wire.Reply, base: UInt64) {
     let dependencies = link.effects.dependencies.header(for: DependencyValues.current)
     let step = try machine.withLock { machine in
       try machine.step(
-        slot: slot, at: index, link: link, action: action, dependencies: dependencies,
+        slot: slot, at: index, link: link, lineage: lineage, action: action, dependencies: dependencies,
         holdReply: UInt64(clamping: replyDelay)
       ) { copy in
         try states.patch(copy as? State, state)

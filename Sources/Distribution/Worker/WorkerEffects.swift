@@ -247,6 +247,7 @@ final class WorkerEffects: Sendable {
         try? host.post(messages)
       case let .checkSettled(wakes):
         if executor.isSettled { handle(.settled(after: wakes)) }
+      case let .performed(wakes): handle(.performed(wakes: wakes))
       case .close: system.close()
       }
     }

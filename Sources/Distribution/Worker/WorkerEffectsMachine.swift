@@ -57,6 +57,9 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     case cancelCall(token: UInt64)
     /// The executor ran out of work: every body is finished or waiting.
     case idle
+    /// The commands of the host's first `wakes` messages that wake a body have been performed:
+    /// what they woke is queued on the executor.
+    case performed(wakes: UInt64)
     /// The executor was seen settled after the host's first `wakes` messages that wake a body.
     case settled(after: UInt64)
     /// The writer is about to write.
@@ -87,9 +90,12 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     case writeLater
     /// Write these messages, in one write, before anything taken later.
     case post([Wire.WorkerMessage])
-    /// If the executor is settled, report `.settled(after: wakes)`. The count is taken before
-    /// the executor is looked at, so a body woken by a message it covers is seen running.
+    /// If the executor is settled, report `.settled(after: wakes)`. The count covers only
+    /// messages whose commands were performed before it was taken, so a body woken by a
+    /// message it covers is seen queued or running.
     case checkSettled(wakes: UInt64)
+    /// The commands before this one are performed: report `.performed(wakes:)`.
+    case performed(wakes: UInt64)
     /// Close the connection.
     case close
   }
@@ -142,9 +148,12 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
   private(set) var asking: [UInt64: Waiter] = [:]
   private(set) var nextCall: UInt64 = 0
   private(set) var calls: [UInt64: Call] = [:]
-  /// The host's messages that can wake an effect body, handled so far; and the count last
-  /// reported settled.
+  /// The host's messages that can wake an effect body, handled so far; of those, the ones
+  /// whose commands (resuming what they wake) have been performed; and the count last
+  /// reported settled. What a message wakes is resumed after the lock that counted it is let
+  /// go: an executor seen idle in between is not settled after that message.
   private(set) var wakes: UInt64 = 0
+  private(set) var performedWakes: UInt64 = 0
   private(set) var reportedWakes: UInt64 = 0
   /// Whether the host wants those reports: only a test store waits on them.
   private(set) var reportsSettling = false
@@ -233,6 +242,9 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       }
     case .idle:
       return (outgoing.isEmpty ? [] : [.write]) + checkSettled()
+    case let .performed(count):
+      performedWakes = max(performedWakes, count)
+      return checkSettled()
     case let .settled(after):
       guard after > reportedWakes else { return [] }
       reportedWakes = after
@@ -287,6 +299,8 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
       return commands + woken()
     case .reportSettling:
       reportsSettling = true
+      // The host's messages are handled one after another: those before this one are performed.
+      performedWakes = wakes
       return checkSettled()
     case let .ping(token):
       return send(.pong(token: token))
@@ -315,14 +329,15 @@ struct WorkerEffectsMachine<Body: Sendable, Running: Sendable, Waiter: Sendable>
     }
   }
 
-  /// A message that can wake a body was handled.
+  /// A message that can wake a body was handled; once its commands, which come first, are
+  /// performed, the executor is looked at.
   private mutating func woken() -> [Command] {
     wakes += 1
-    return checkSettled()
+    return reportsSettling ? [.performed(wakes: wakes)] : []
   }
 
   private func checkSettled() -> [Command] {
-    reportsSettling && wakes > reportedWakes ? [.checkSettled(wakes: wakes)] : []
+    reportsSettling && performedWakes > reportedWakes ? [.checkSettled(wakes: performedWakes)] : []
   }
 
   private mutating func number() -> UInt64 {

@@ -109,7 +109,8 @@ public struct ErrandList: Reducer, Sendable {
           state.rows[id: id] = row
           errands.append((row.errand, row.failedSaves))
         }
-        // One save after the other: one effect, so that its answers come in a fixed order.
+        // One save after the other, in one effect: saves started together could answer at one
+        // instant, and effects in different processes that wake together arrive in either order.
         return .run { [api, errands] send in
           for (errand, attempt) in errands {
             do {
