@@ -14,11 +14,7 @@ import Testing
     let clock = TestClock()
     let composition = try composition(app: "errands", placement: ErrandsPlacement.text())
     defer { composition.shutdown() }
-    let store = TestStore(initialState: Errands.State()) {
-      composition.compose(Errands())
-    } withDependencies: {
-      $0.continuousClock = clock
-    }
+    let store = Self.store(of: composition, clock: clock)
     await ExampleScripts.errands(store, clock: clock)
     // Every placed boundary ran actions in its workers.
     for process in composition.processes {
@@ -38,12 +34,16 @@ import Testing
     let clock = TestClock()
     let composition = try composition(app: "errands", placement: ErrandsPlacement.text())
     defer { composition.shutdown() }
-    let store = TestStore(initialState: Errands.State()) {
+    await ExampleScripts.errandsTimers(Self.store(of: composition, clock: clock), clock: clock)
+  }
+
+  /// A test store of the errands app over `composition`, on `clock`.
+  private static func store(of composition: Composition, clock: TestClock) -> TestStore<Errands.State, Errands.Action> {
+    TestStore(initialState: Errands.State()) {
       composition.compose(Errands())
     } withDependencies: {
       $0.continuousClock = clock
     }
-    await ExampleScripts.errandsTimers(store, clock: clock)
   }
 
   /// The host's state is the truth, the worker's copy a cache: a second store on the same
