@@ -17,6 +17,8 @@ import Testing
     case receive(Wire.WorkerMessage)
     /// The host sends `messages`, for a test store's executor when `forStore`.
     case send([Wire.HostMessage], forStore: Bool)
+    /// The host sends `messages` for a second test store's executor.
+    case sendForOtherStore([Wire.HostMessage])
     /// The liveness monitor probes at `millisecond`, with a deadline of 100 ms.
     case probe(millisecond: Int)
     /// The worker's pong `token` is read at `millisecond`.
@@ -35,6 +37,7 @@ import Testing
     case deliverCall(token: UInt64, to: String?)
     case cancelCall(token: UInt64)
     case settled
+    case settledOtherStore
     case fail(RestartReason)
     /// What `send` sends, and whether it told the store that remote work started.
     case sent([Wire.HostMessage], startedStore: Bool)
@@ -53,11 +56,13 @@ import Testing
     var wakes: UInt64 = 0
     var settledWakes: UInt64 = 0
     var storeWaits = false
+    var otherStoreWaits = false
   }
 
   struct Harness {
     var machine = Machine()
     let store = Executor()
+    let otherStore = Executor()
     let origin = ContinuousClock.now
 
     mutating func feed(_ event: Event) -> [Did] {
@@ -67,7 +72,7 @@ import Testing
         let registered = machine.register(run, "run \(run)", warningsTo: .standardError)
         return [.registered(registered.phase)] + registered.commands.map(Self.did)
       case let .receive(message):
-        return machine.received(message, at: origin) { revision in revision == 1 }.map(Self.did)
+        return machine.received(message, at: origin) { revision in revision == 1 }.map(did)
       case let .pong(token, millisecond):
         return machine.received(.pong(token: token), at: origin + .milliseconds(millisecond)) { _ in false }
           .map(Self.did)
@@ -76,10 +81,18 @@ import Testing
       case let .send(messages, forStore):
         let sending = machine.sending(messages, for: forStore ? store : nil)
         return [.sent(sending.messages, startedStore: sending.started === store)]
+      case let .sendForOtherStore(messages):
+        let sending = machine.sending(messages, for: otherStore)
+        return [.sent(sending.messages, startedStore: sending.started === otherStore)]
       case let .end(phase):
         let ended = machine.end(as: phase)
-        return [.ended(proxies: ended.proxies.sorted(), storeWasWaiting: ended.waiting === store)]
+        return [.ended(proxies: ended.proxies.sorted(), storeWasWaiting: ended.waiting.contains { $0 === store })]
       }
+    }
+
+    func did(_ command: Machine.Command) -> Did {
+      if case let .settled(executor) = command, executor === otherStore { return .settledOtherStore }
+      return Self.did(command)
     }
 
     static func did(_ command: Machine.Command) -> Did {
@@ -101,7 +114,8 @@ import Testing
       After(
         phase: machine.phase, proxies: machine.proxies.keys.sorted(), highestRun: machine.highestRun,
         lastAction: machine.lastAction, wakes: machine.wakes, settledWakes: machine.settledWakes,
-        storeWaits: machine.waiting === store)
+        storeWaits: machine.waiting.contains { $0.executor === store },
+        otherStoreWaits: machine.waiting.contains { $0.executor === otherStore })
     }
   }
 
@@ -216,6 +230,21 @@ import Testing
       name: "a settled count that arrives late, after a larger one, changes nothing",
       given: [.send([.start(run: 1), .woke(token: 1)], forStore: true), .receive(.settled(count: 2))],
       event: .receive(.settled(count: 1)), commands: [], after: After(wakes: 2, settledWakes: 2)),
+    Row(
+      name: "two stores on one connection: the one whose wake-ups the worker settled after settles, the other waits",
+      given: [.send([.cancel(run: 1)], forStore: true)], event: .sendForOtherStore([.start(run: 2)]),
+      commands: [.sent([.start(run: 2)], startedStore: true)],
+      after: After(wakes: 2, storeWaits: true, otherStoreWaits: true)),
+    Row(
+      name: "settled after the first store's wake-up settles only that store",
+      given: [.send([.cancel(run: 1)], forStore: true), .sendForOtherStore([.start(run: 2)])],
+      event: .receive(.settled(count: 1)), commands: [.settled],
+      after: After(wakes: 2, settledWakes: 1, otherStoreWaits: true)),
+    Row(
+      name: "settled after both stores' wake-ups settles both",
+      given: [.send([.cancel(run: 1)], forStore: true), .sendForOtherStore([.start(run: 2)])],
+      event: .receive(.settled(count: 2)), commands: [.settled, .settledOtherStore],
+      after: After(wakes: 2, settledWakes: 2)),
     Row(
       name: "settled after more wake-ups than were sent is made up",
       given: [.send([.start(run: 1)], forStore: true)], event: .receive(.settled(count: 2)),

@@ -41,7 +41,8 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     case deliverCall(Wire.Call, to: Proxy?)
     /// The worker no longer waits for call `token`: cancel its task.
     case cancelCall(token: UInt64)
-    /// The worker settled after every wake-up: `executor` (a test store's) may settle too.
+    /// The worker settled after every wake-up sent for `executor` (a test store's): it may
+    /// settle too.
     case settled(Executor)
     /// The worker broke the protocol: give it up.
     case fail(RestartReason)
@@ -61,8 +62,11 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
   /// has said it settled after.
   private(set) var wakes: UInt64 = 0
   private(set) var settledWakes: UInt64 = 0
-  /// The test store's executor, told that work in the worker runs until it settles.
-  private(set) var waiting: Executor?
+  /// The test stores' executors told that work in the worker runs until it settles, each with
+  /// the count of wake-ups the worker must have settled after: its last one. One connection
+  /// can carry the effects of several stores (a test's old store still cancelling its effects
+  /// while a new one starts its own), and each waits only for what it sent.
+  private(set) var waiting: [(executor: Executor, wakes: UInt64)] = []
   /// Whether the worker was asked to report settling.
   private var asksForReports = false
   /// Pings sent, and the one whose pong has not come, with when it is due.
@@ -106,8 +110,12 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
     let waking = messages.count(where: \.wakesWorker)
     guard waking > 0 else { return (messages, nil) }
     wakes += UInt64(waking)
-    guard waiting == nil, phase == .open, let executor else { return (messages, nil) }
-    waiting = executor
+    guard phase == .open, let executor else { return (messages, nil) }
+    if let index = waiting.firstIndex(where: { $0.executor === executor }) {
+      waiting[index].wakes = wakes
+      return (messages, nil)
+    }
+    waiting.append((executor, wakes))
     defer { asksForReports = true }
     return (asksForReports ? messages : [.reportSettling] + messages, executor)
   }
@@ -125,15 +133,15 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
   }
 
   /// Event: the connection ends as `ending` (closed or retired). Returns the proxies to end
-  /// and the executor waiting for the worker to settle: nothing will settle in a worker
+  /// and the executors waiting for the worker to settle: nothing will settle in a worker
   /// that is gone.
-  mutating func end(as ending: Phase) -> (proxies: [Proxy], waiting: Executor?) {
+  mutating func end(as ending: Phase) -> (proxies: [Proxy], waiting: [Executor]) {
     if phase == .open { phase = ending }
     defer {
       proxies = [:]
-      waiting = nil
+      waiting = []
     }
-    return (Array(proxies.values), waiting)
+    return (Array(proxies.values), waiting.map(\.executor))
   }
 
   /// Event: the worker sent `message`, read at `now` (read only for a pong). `mayAsk` says
@@ -154,9 +162,9 @@ struct EffectsMachine<Proxy, Executor: AnyObject> {
       return proxies[run].map { [.deliverSleep(token: token, duration: .nanoseconds(nanoseconds), to: $0)] } ?? []
     case let .settled(count):
       settledWakes = max(settledWakes, count)
-      guard settledWakes >= wakes, let executor = waiting else { return [] }
-      waiting = nil
-      return [.settled(executor)]
+      let settled = waiting.filter { $0.wakes <= settledWakes }
+      waiting.removeAll { $0.wakes <= settledWakes }
+      return settled.map { .settled($0.executor) }
     case let .pong(token):
       guard let awaited = awaitedPong, awaited.token == token else { return [] }
       awaitedPong = nil

@@ -220,7 +220,7 @@ final class HostEffects: Sendable {
     performCalls(calls.withLock { $0.end() })
     reporting(proxies.count)
     // Nothing will settle in a worker that is gone.
-    waiting?.remoteWorkDidSettle()
+    for executor in waiting { executor.remoteWorkDidSettle() }
     for proxy in proxies { proxy.finish() }
     system.close()
   }
