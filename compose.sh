@@ -12,10 +12,12 @@
 #                                       in the host) and report the first step that differs
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
-#   ./compose.sh study APP [REPORT]     run APP's script with each boundary in the host, in a worker
+#   ./compose.sh study APP [REPORT] [--fault-at N]
+#                                       run APP's script with each boundary in the host, in a worker
 #                                       (under the limits placements/APP.placement gives it),
-#                                       and killed and stalled there; print a table and write an
-#                                       HTML report (default: APP-study.html here)
+#                                       and killed and stalled there at action N of the script
+#                                       (default: halfway); print a table and write an HTML
+#                                       report (default: APP-study.html here)
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
 #   ./compose.sh bench                  run the benchmark (release build): the date and load of
 #                                       the run, then its figures as Markdown tables
@@ -237,11 +239,21 @@ case "$command" in
     exec "$host" --boundaries "$1"
     ;;
   study)
-    [ $# -ge 1 ] && [ $# -le 2 ] || fail "study takes an APP and, optionally, where to write the report"
+    study_options=()
+    study_arguments=()
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --fault-at) [ $# -ge 2 ] || fail "--fault-at takes the number of an action of the script"
+          study_options+=(--fault-at "$2"); shift 2 ;;
+        *) study_arguments+=("$1"); shift ;;
+      esac
+    done
+    set -- "${study_arguments[@]}"
+    [ $# -ge 1 ] && [ $# -le 2 ] || fail "study takes an APP and, optionally, where to write the report (and --fault-at N)"
     build_host
     # The limits of APP's placement file, if it has one, hold the boundaries it studies.
     placement_options "$1"
-    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")" "${options[@]}"
+    exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")" "${options[@]}" "${study_options[@]}"
     ;;
   test)
     # A filter or other options apply to this package's tests only.

@@ -27,7 +27,9 @@ import Testing
     (["--list", "extra"], "unexpected argument \"extra\""), (["--apps", "timers"], "unknown option \"--apps\""),
     (["--list", "--app", "a"], "go alone"), (["--hold"], "--hold goes with --app"),
     (["--app", "a", "--record", "x.json", "--trace", "./x.json"], "--record and --trace name the same file"),
-    (["--report", "r.html"], "--report goes with --study"),
+    (["--report", "r.html"], "--report goes with --study"), (["--fault-at", "3"], "--fault-at goes with --study"),
+    (["--study", "two-counters", "--fault-at", "0"], "--fault-at takes the number of an action of the script, from 1"),
+    (["--study", "two-counters", "--fault-at", "x"], "got \"x\""),
   ])
   func aCommandLineTheHostCannotActOnSaysWhatIsWrong(arguments: [String], problem: String) {
     #expect {

@@ -55,6 +55,7 @@ import Testing
     "./compose.sh boundaries two-counters": "counter2 (Scope → Counter)",
     "./compose.sh kill timers timers 1": "timers: sent SIGKILL to worker 1 of timers",
     "./compose.sh down timers": "timers is down",
+    "./compose.sh study two-counters": "[3/7] kill counter1 at action 2 of 4",
     "./compose.sh replay timers.jsonl": "replay matched all 6 steps",
   ]
 

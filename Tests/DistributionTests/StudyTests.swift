@@ -32,6 +32,8 @@ import Testing
       #expect(measured.bytesCrossed > 0)
       #expect(measured.restarts == 0)
       let killed = try #require(placed.first { $0.fault == .kill(boundary: boundary) })
+      #expect(killed.faultedWorker == 0)
+      #expect(killed.faultAction == max(1, inHost.actions / 3 / 2))
       #expect(killed.restarts >= 1)
       #expect(killed.recovery != nil)
       #expect(killed.moments.contains { $0.kind == .fault })
@@ -44,6 +46,32 @@ import Testing
     for run in runs { #expect(table.contains(run.placement)) }
     #expect(table.contains("recovered in"))
     #expect(table.contains("the host process dies"))
+    #expect(table.contains("kill counter1 worker 0, action"))
+  }
+
+  /// `--fault-at` lands the faults on the action it names; the study says each run as it
+  /// starts; a number past the script's last action is refused, naming the range.
+  @Test func theFaultLandsOnTheChosenActionAndTheStudySaysEachRunAsItGoes() async throws {
+    let progress = Log<String>()
+    let runs = try await Study(app: Self.app, command: .executable(workerExecutable, app: Self.app.name), rounds: 1, faultAt: 1)
+      .run(progress: progress.append)
+    let faulted = runs.filter { $0.fault != nil }
+    #expect(!faulted.isEmpty)
+    for run in faulted {
+      #expect(run.faultAction == 1)
+      // The fault lands as the first action starts, before the second.
+      let fault = try #require(run.moments.first { $0.kind == .fault })
+      #expect(run.starts.count > 1 && run.starts[0] <= fault.offset && fault.offset < run.starts[1])
+      #expect(fault.text.contains("worker 0 (pid "))
+    }
+    let total = 1 + 3 * Self.app.boundaries.count
+    #expect(progress.all.first == "[1/\(total)] every boundary in the host, the script 1 time(s)")
+    #expect(progress.all.contains { $0.hasPrefix("[\(total)/\(total)] stall ") && $0.hasSuffix("at action 1 of \(runs[0].actions)") })
+    await #expect {
+      try await Study(app: Self.app, command: .executable(workerExecutable, app: Self.app.name), rounds: 1, faultAt: 999).run()
+    } throws: { error in
+      "\(error)".contains("--fault-at 999: one pass of two-counters's script runs \(runs[0].actions) action(s); choose one from 1 to")
+    }
   }
 
   @Test func theReportIsOnePageWithNothingFromElsewhere() async throws {
@@ -53,6 +81,14 @@ import Testing
     #expect(html.components(separatedBy: "<svg").count - 1 >= 5)
     for outside in ["<script", "src=", "href=", "@import", "url("] { #expect(!html.contains(outside), "\(outside)") }
     #expect(StudyReport.init(app: "<b>&", runs: []).html.contains("&lt;b&gt;&amp;"))
+    #expect(html.contains("share of actions at or below each latency"))
+    #expect(html.contains("Faults were injected at action"))
+    #expect(StudyReport.keepingUnits("recovered in 11.5 ms, 3 B, 2 effect(s)") == "recovered in 11.5\u{a0}ms, 3\u{a0}B, 2 effect(s)")
+  }
+
+  @Test(arguments: [(1.0, 1.0), (7.0, 2.0), (30.0, 5.0), (59.0, 10.0), (1_000_000.0, 200_000.0), (1_234_567.0, 500_000.0)])
+  func timelineTicksCutTheSpanIntoAtMostSixRoundSteps(span: Double, step: Double) {
+    #expect(StudyReport.tickStep(span: span) == step)
   }
 
   /// Debian's `chromium` renders the report; `.ci/run` installs it, and sets
@@ -91,6 +127,9 @@ import Testing
     #expect(image.count(red: 0x5a, green: 0xa4, blue: 0x69) > 500, "no bytes bars")
     #expect(image.count(red: 0xd6, green: 0x27, blue: 0x28) > 50, "no fault lines")
     #expect(image.count(red: 0x2c, green: 0xa0, blue: 0x2c) > 50, "no restarts")
+    // The distributions compared on one chart: the first two placements' lines.
+    #expect(image.count(red: 0x1f, green: 0x77, blue: 0xb4) > 200, "no distribution of the first placement")
+    #expect(image.count(red: 0xe6, green: 0x55, blue: 0x0d) > 200, "no distribution of the second placement")
   }
 
   nonisolated private static let browser: URL? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].lazy

@@ -5,8 +5,8 @@ import Synchronization
 
 /// A study of an app's boundaries: its script run with every boundary in the host, then with
 /// each boundary in a worker of its own, then again with a worker killed and with one stalled
-/// halfway through. Each run measures per-action latency, bytes crossed and host CPU, and
-/// what the fault did.
+/// at one action of the script (halfway through, unless `faultAt` says which). Each run
+/// measures per-action latency, bytes crossed and host CPU, and what the fault did.
 ///
 /// ```swift
 /// let study = Study(app: twoCounters, command: .thisExecutable(app: "two-counters"))
@@ -25,35 +25,55 @@ package struct Study {
   package let deadline: Duration
   /// The limits each boundary runs under in its worker: those this placement sets for it.
   package let limits: Placement?
+  /// The action of one pass of the script that the faults land on, counted from 1; nil for
+  /// the one halfway through.
+  package let faultAt: Int?
 
   package init(
     app: ScriptedApp, command: WorkerCommand, rounds: Int = 10, deadline: Duration = .milliseconds(500),
-    limits: Placement? = nil
+    limits: Placement? = nil, faultAt: Int? = nil
   ) {
     self.app = app
     self.command = command
     self.rounds = max(1, rounds)
     self.deadline = deadline
     self.limits = limits
+    self.faultAt = faultAt
   }
 
   /// Every run of the study, in order: in the host, each boundary in a worker, then each
   /// boundary killed and stalled in its worker. A boundary that cannot be placed on its own
-  /// (one nested in another's child, say) is left out.
-  package func run() async throws -> [StudyRun] {
+  /// (one nested in another's child, say) is left out. `progress` hears each run as it starts.
+  ///
+  /// - Throws: `DistributionError.usage` when `faultAt` is past the script's last action.
+  package func run(progress: (String) -> Void = { _ in }) async throws -> [StudyRun] {
+    let boundaries = app.boundaries.map(\.path)
+    let total = 1 + 3 * boundaries.count
+    progress("[1/\(total)] every boundary in the host, the script \(rounds) time(s)")
     var runs = [try await measure(placing: [], fault: nil, rounds: rounds)]
-    // Half the actions of one pass of the script, where the faults go.
-    let halfway = max(1, runs[0].actions / rounds / 2)
-    for boundary in app.boundaries.map(\.path) {
-      guard let placed = try? await measure(placing: [boundary], fault: nil, rounds: rounds) else { continue }
+    let actions = runs[0].actions / rounds
+    let at = faultAt ?? max(1, actions / 2)
+    guard (1...max(1, actions)).contains(at) else {
+      throw DistributionError.usage(
+        "--fault-at \(at): one pass of \(app.name)'s script runs \(actions) action(s); choose one from 1 to \(actions)")
+    }
+    for (position, boundary) in boundaries.enumerated() {
+      let number = 2 + 3 * position
+      progress("[\(number)/\(total)] \(boundary) in a worker, the script \(rounds) time(s)")
+      guard let placed = try? await measure(placing: [boundary], fault: nil, rounds: rounds) else {
+        progress("  \(boundary) cannot be placed on its own: left out")
+        continue
+      }
       runs.append(placed)
-      for fault in [StudyRun.Fault.kill(boundary: boundary), .stall(boundary: boundary)] {
-        runs.append(try await measure(placing: [boundary], fault: (fault, halfway), rounds: 1))
+      for (offset, fault) in [StudyRun.Fault.kill(boundary: boundary), .stall(boundary: boundary)].enumerated() {
+        progress("[\(number + 1 + offset)/\(total)] \(fault) at action \(at) of \(actions)")
+        runs.append(try await measure(placing: [boundary], fault: (fault, at), rounds: 1))
       }
     }
     return runs
   }
 
+  /// `fault.at` counts the script's actions from 1.
   private func measure(placing boundaries: [String], fault: (StudyRun.Fault, at: Int)?, rounds: Int) async throws -> StudyRun {
     let entries = boundaries.map { path in
       let limited = limits?.entries.first { $0.path == path }
@@ -70,7 +90,7 @@ package struct Study {
         placement: boundaries.isEmpty
           ? "in the host"
           : boundaries.joined(separator: ", ") + " in a worker" + (limitWords.isEmpty ? "" : ", " + limitWords.joined(separator: " ")),
-        placed: boundaries, fault: fault?.0))
+        placed: boundaries, fault: fault?.0, faultAction: fault?.at))
     let placement = Placement(file: "study", entries: entries)
     let composition = try boundaries.isEmpty
       ? nil
@@ -79,7 +99,7 @@ package struct Study {
     let observer = RootObserver(
       willReduce: { index in
         recorder.willReduce()
-        if let fault, index == fault.at, let composition { Self.inject(fault.0, into: composition, recorder: recorder) }
+        if let fault, index == fault.at - 1, let composition { Self.inject(fault.0, into: composition, recorder: recorder) }
       },
       didReduce: { _, duration in recorder.didReduce(duration) })
     recorder.start()
@@ -93,15 +113,15 @@ package struct Study {
       })
   }
 
-  /// Injects `fault` into the boundary's first worker; when none is running (an `ifLet`
-  /// child that is not there), the run says the fault hit nothing.
+  /// Injects `fault` into the boundary's first running worker (of a pool, the lowest index);
+  /// when none is running (an `ifLet` child that is not there), the run says the fault hit
+  /// nothing.
   nonisolated private static func inject(_ fault: StudyRun.Fault, into composition: Composition, recorder: StudyRecorder) {
-    guard let pid = composition.processes.first(where: { $0.boundary == fault.boundary })?.pids.first, pid > 0 else {
-      return recorder.missed()
-    }
-    recorder.mark(.fault, "\(fault)")
+    let pids = composition.processes.first { $0.boundary == fault.boundary }?.pids ?? []
+    guard let (index, pid) = pids.enumerated().first(where: { $0.element > 0 }) else { return recorder.missed() }
+    recorder.hit(worker: index, pid: pid, by: fault)
     switch fault {
-    case let .kill(boundary): composition.killWorker(of: boundary)
+    case let .kill(boundary): composition.killWorker(of: boundary, index: index)
     case .stall: kill(pid, SIGSTOP)
     }
   }
@@ -154,9 +174,12 @@ final class StudyRecorder: Sendable {
     return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
   }
 
-  func mark(_ kind: StudyRun.Moment.Kind, _ text: String) {
+  /// The fault hit worker `index` of its boundary's pool, process `pid`.
+  func hit(worker index: Int, pid: Int32, by fault: StudyRun.Fault) {
     state.withLock { state in
-      state.run.moments.append(StudyRun.Moment(offset: .now - state.started, kind: kind, text: text))
+      state.run.faultedWorker = index
+      state.run.moments.append(
+        StudyRun.Moment(offset: .now - state.started, kind: .fault, text: "\(fault) worker \(index) (pid \(pid))"))
     }
   }
 

@@ -4,7 +4,7 @@ import BulkheadDistribution
 /// One run of an app's script in a study: where its boundaries ran, the fault injected if any,
 /// and what was measured.
 package struct StudyRun: Sendable {
-  /// A fault the study injects into a boundary's worker halfway through the script.
+  /// A fault the study injects into a boundary's worker at one action of the script.
   package enum Fault: Sendable, Equatable, CustomStringConvertible {
     /// SIGKILL, as a crash would.
     case kill(boundary: String)
@@ -41,6 +41,10 @@ package struct StudyRun: Sendable {
   /// The boundaries in workers; empty when everything ran in the host.
   package let placed: [String]
   package let fault: Fault?
+  /// The action of the script the fault landed on, counted from 1.
+  package let faultAction: Int?
+  /// The index in its boundary's pool of the worker the fault hit; nil when it hit none.
+  package internal(set) var faultedWorker: Int?
   /// How long each action of the root reducer took, in the order they ran, and when each
   /// started, from the start of the run.
   package internal(set) var latencies: [Duration] = []

@@ -11,6 +11,8 @@ struct StudySession {
   /// Where the limits of each studied boundary come from (the app's placement file).
   let limits: Placement?
   let terminal: HostTerminal
+  /// The action of one pass of the script the faults land on, from 1; nil for halfway.
+  var faultAt: Int? = nil
 
   func run(report: String?) async throws {
     signal(SIGPIPE, SIG_IGN)
@@ -24,8 +26,8 @@ struct StudySession {
     }
     terminal.say(
       "study of \(app.name): its script with every boundary in the host, then each of \(boundaries.joined(separator: ", ")) "
-        + "in a worker, killed and stalled halfway")
-    let runs = try await Study(app: app, command: command, limits: limits).run()
+        + "in a worker, killed and stalled " + (faultAt.map { "at action \($0)" } ?? "halfway"))
+    let runs = try await Study(app: app, command: command, limits: limits, faultAt: faultAt).run(progress: terminal.say)
     terminal.say(StudyTable(runs).text)
     guard let report else { return }
     do {

@@ -21,7 +21,7 @@ package struct StudyTable: Sendable {
   /// One run's cells, under `header`.
   private static func cells(of run: StudyRun) -> [String] {
     [
-      run.placement, run.fault.map { "\($0)" } ?? "—", "\(run.actions)",
+      run.placement, faultWords(of: run), "\(run.actions)",
       format(run.latency(percentile: 0.5)), format(run.latency(percentile: 0.99)),
       String(format: "%.0f", run.bytesPerAction), format(run.hostCPUPerAction), outcome(of: run),
     ]
@@ -44,7 +44,7 @@ package struct StudyTable: Sendable {
     ([Self.header] + rows).map(row).joined(separator: "\n")
   }
 
-  private static let widths = [28, 22, 8, 10, 10, 9, 16]
+  private static let widths = [28, 36, 8, 10, 10, 9, 16]
 
   private func row(_ cells: [String]) -> String {
     zip(cells, Self.widths + [0]).map { cell, width in
@@ -52,10 +52,20 @@ package struct StudyTable: Sendable {
     }.joined()
   }
 
+  /// The fault, where it landed and which worker of the boundary's pool it hit.
+  static func faultWords(of run: StudyRun) -> String {
+    guard let fault = run.fault else { return "—" }
+    let worker = run.faultedWorker.map { " worker \($0)" } ?? ""
+    let action = run.faultAction.map { ", action \($0)" } ?? ""
+    return "\(fault)\(worker)\(action)"
+  }
+
   /// What the fault did: the restarts, how long recovery took, effects lost, actions delayed.
   static func outcome(of run: StudyRun) -> String {
     guard run.fault != nil else { return run.restarts == 0 ? "" : "\(run.restarts) restart(s) without a fault" }
-    guard !run.faultHitNothing else { return "no worker was running halfway: the fault hit nothing" }
+    guard !run.faultHitNothing else {
+      return "no worker was running at action \(run.faultAction ?? 0): the fault hit nothing (choose another with --fault-at)"
+    }
     let restart: String
     if let recovery = run.recovery {
       restart = "\(run.restarts) restart(s), recovered in \(format(recovery))"
