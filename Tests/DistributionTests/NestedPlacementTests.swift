@@ -262,7 +262,7 @@ import TransportTestSupport
     }
   }
 
-  @Test func psShowsTheInnerWorkerIndentedUnderItsParent() throws {
+  @Test func psShowsTheInnerWorkerIndentedUnderItsParentAndKillStopAndContReachIt() throws {
     let compose = try Compose()
     defer { compose.cleanUp() }
     #expect(try compose("up", "account", compose.placement(Self.placement)).status == 0)
@@ -275,6 +275,17 @@ import TransportTestSupport
     // The last column is the parent's pid: the host's for the outer worker, the outer's for the inner.
     #expect(inner.last == outer[2])
     #expect(outer.last == host[2])
+    // Numbered among its boundary's workers, so that kill, stop and cont can name it.
+    #expect(inner[1] == "0")
+    let pid = try #require(Int32(inner[2]))
+    let stop = try compose("stop", "account", "profile.avatar", "0")
+    #expect(stop.output.contains("sent SIGSTOP to worker 0 of profile.avatar (pid \(pid), depth 2)"), "\(stop)")
+    #expect(try compose("cont", "account", "profile.avatar", "0").output.contains("sent SIGCONT"))
+    let killed = try compose("kill", "account", "profile.avatar", "0")
+    #expect(killed.output.contains("sent SIGKILL to worker 0 of profile.avatar (pid \(pid), depth 2): the worker that started it, pid \(outer[2]), starts its successor for the boundary's next action"), "\(killed)")
+    #expect(ProcessWatch.waitForExit(of: pid, milliseconds: 5_000))
+    let past = try compose("kill", "account", "profile.avatar", "3")
+    #expect(past.status != 0 && past.error.contains("profile.avatar"), "\(past)")
     #expect(try compose("down", "account").status == 0)
   }
 

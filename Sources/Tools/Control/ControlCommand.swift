@@ -45,6 +45,12 @@ enum ControlCommand {
       let snapshot = try await target.calling { try await control.snapshot() }
       for line in ProcessTable(app: request.app, run: target.run, snapshot: snapshot).lines { terminal.say(line) }
     case let .signal(signal, boundary, index):
+      let snapshot = try await target.calling { try await control.snapshot() }
+      if !snapshot.boundaries.contains(where: { $0.boundary == boundary }),
+        let said = try InnerWorkerSignal(signal: signal, boundary: boundary, index: index).send(below: snapshot)
+      {
+        return terminal.say("\(request.app): \(said)")
+      }
       let delivery = try await target.calling { try await control.send(signal, boundary: boundary, index: index) }
       let name = "SIG\(String(describing: signal).uppercased())"
       switch (delivery, signal) {

@@ -3,14 +3,15 @@ import BulkheadDistribution
 
 /// What `ps` prints: the host, then each placed boundary's workers by index, each followed by
 /// the workers it started for boundaries placed inside its own (indented by depth, their
-/// parent's pid in `PARENT`), with what /proc says of each process.
+/// parent's pid in `PARENT`, numbered among their boundary's workers), with what /proc says of
+/// each process.
 ///
 /// ```text
 /// account: host pid 4711, placement placements/account.placement
 /// BOUNDARY          INDEX  PID   STATE  UPTIME  RESTARTS  RSS       CPU     PARENT
 /// (host)            -      4711  S      0:42    -         14.2 MiB  0.31 s  -
 /// profile           0      4714  S      0:41    0         9.8 MiB   0.05 s  4711
-///   profile.avatar  -      4720  S      0:41    -         9.1 MiB   0.02 s  4714
+///   profile.avatar  0      4720  S      0:41    -         9.1 MiB   0.02 s  4714
 /// ```
 struct ProcessTable {
   let app: String
@@ -29,9 +30,19 @@ struct ProcessTable {
       let cpu = Double(process.cpuTicks) / Double(ProcessState.ticksPerSecond)
       return [process.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-", "\(Amount.hundredths(cpu)) s"]
     }
-    let tree = ProcessTree.scan()
+    let outer = snapshot.boundaries.flatMap { $0.workers.compactMap { $0.pid.map(Int32.init) } }
+    let inner = Dictionary(grouping: ProcessTree.scan().innerWorkers(under: outer), by: \.worker.parent)
     let limited = LimitColumns.mechanism(of: snapshot)
     let noLimits = limited == nil ? [] : ["-", "-", "-"]
+    /// The rows of the workers below `pid`, each followed by those below it.
+    func rowsBelow(_ pid: Int32) -> [[String]] {
+      (inner[pid] ?? []).flatMap { numbered -> [[String]] in
+        let worker = numbered.worker
+        let name = String(repeating: "  ", count: worker.depth - 1) + worker.boundary
+        let row = [name, String(numbered.index)] + columns(Int(worker.pid)) + ["-"] + usage(Int(worker.pid)) + noLimits
+        return [row + [String(worker.parent)]] + rowsBelow(worker.pid)
+      }
+    }
     var rows = [
       ["BOUNDARY", "INDEX", "PID", "STATE", "UPTIME", "RESTARTS", "RSS", "CPU"] + (limited == nil ? [] : LimitColumns.headers)
         + ["PARENT"]
@@ -45,10 +56,7 @@ struct ProcessTable {
         rows.append(
           [boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid) + limits
             + [String(snapshot.hostPID)])
-        for inner in worker.pid.map({ tree.workers(under: Int32($0)) }) ?? [] {
-          let name = String(repeating: "  ", count: inner.depth - 1) + inner.boundary
-          rows.append([name, "-"] + columns(Int(inner.pid)) + ["-"] + usage(Int(inner.pid)) + noLimits + [String(inner.parent)])
-        }
+        rows += worker.pid.map { rowsBelow(Int32($0)) } ?? []
       }
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"

@@ -42,6 +42,23 @@ struct ProcessTree {
     }
   }
 
+  /// A worker below one of the host's, numbered among the workers of its boundary in the
+  /// order `ps` lists them: `index` is what `./compose.sh kill APP BOUNDARY INDEX` names.
+  struct NumberedWorker: Equatable {
+    let worker: Worker
+    let index: Int
+  }
+
+  /// Every worker below the host's workers `outer` (in placement and pool order), depth first,
+  /// numbered by boundary.
+  func innerWorkers(under outer: [Int32]) -> [NumberedWorker] {
+    var counts: [String: Int] = [:]
+    return outer.flatMap { workers(under: $0) }.map { worker in
+      defer { counts[worker.boundary, default: 0] += 1 }
+      return NumberedWorker(worker: worker, index: counts[worker.boundary, default: 0])
+    }
+  }
+
   /// The boundary a worker process serves, from its command line; nil for any other process.
   private static func boundary(of pid: Int32) -> String? {
     guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
