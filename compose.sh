@@ -61,6 +61,12 @@ from_caller() {
   esac
 }
 
+# The toolchain: `swift` on PATH, or the one installed at /opt/swift.
+if ! command -v swift >/dev/null; then
+  [ -x /opt/swift/usr/bin/swift ] || fail "no swift on PATH: install the Swift 6.3 toolchain, or add its usr/bin to PATH"
+  export PATH="/opt/swift/usr/bin:$PATH"
+fi
+
 # The packages whose tests `test` runs besides this one's.
 samples=(Samples/Guestbook)
 
