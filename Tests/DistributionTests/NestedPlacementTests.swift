@@ -119,11 +119,16 @@ import TransportTestSupport
     #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
     store.send(.profile(.avatar(.edited)))
     #expect(store.state.profile.avatar.edits == 4)
-    // The outer worker restarted its child and said so in its output, naming the full path.
-    let restarted = await output.first { $0.boundary == "profile" && $0.text.contains("restarted for profile.avatar") }
-    #expect(restarted != nil)
+    // The outer worker restarted its child and reported it up as a typed event, with the
+    // full path; the host tells it from the outer worker's own output.
+    let restarted = await events.first {
+      if case .nested("profile", .workerRestarted(boundary: "profile.avatar", _, reason: _)) = $0 { true } else { false }
+    }
+    #expect(restarted?.depth == 2)
     let successor = try #require(innerWorkers(of: outer).first?.pid)
     #expect(successor != inner)
+    if case let .nested(_, .workerRestarted(_, pid, _))? = restarted { #expect(pid == successor) }
+    #expect(!output.all.contains { $0.text.contains(ReportedEventLine.marker) })
     // The host's own worker went on untouched.
     #expect(composition.processes.first?.pids == [outer])
     #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
@@ -150,16 +155,23 @@ import TransportTestSupport
     // ran the action in its successor, and the host's worker went on.
     #expect(composition.processes.first?.pids == [outer])
     #expect(!events.all.contains { if case .workerRestarted = $0 { true } else { false } })
-    #expect(await output.first { $0.text.contains("restarted for profile.avatar") } != nil)
+    #expect(
+      await events.first {
+        if case .nested("profile", .workerStalled(boundary: "profile.avatar", _, _)) = $0 { true } else { false }
+      } != nil)
+    #expect(
+      await events.first {
+        if case .nested("profile", .workerRestarted(boundary: "profile.avatar", _, _)) = $0 { true } else { false }
+      } != nil)
     #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
   }
 
   @Test func theHostsRestartPolicyHoldsForTheInnerWorkers() async throws {
-    let output = EventLog<WorkerOutput>()
+    let events = Events()
     let composition = try Composition(
       root: Account(), placement: Placement(parsing: Self.placement, file: "account.placement"),
       command: .executable(workerExecutable, app: "account"),
-      restartPolicy: RestartPolicy(maximumRestarts: 0, within: .seconds(60)), onOutput: output.append)
+      restartPolicy: RestartPolicy(maximumRestarts: 0, within: .seconds(60)), onEvent: events.append)
     defer { composition.shutdown() }
     let store = Store(initialState: Account.State()) { composition.compose(Account()) }
     store.send(.profile(.avatar(.edited)))
@@ -169,9 +181,44 @@ import TransportTestSupport
     #expect(ProcessWatch.waitForExit(of: inner, milliseconds: 5_000))
     store.send(.profile(.avatar(.edited)))
     // No restart allowed: the outer worker gave the inner boundary up, and said so.
-    #expect(await output.first { $0.text.contains("boundary profile.avatar failed") } != nil)
+    #expect(
+      await events.first {
+        if case .nested("profile", .boundaryFailed(boundary: "profile.avatar", _)) = $0 { true } else { false }
+      } != nil)
     #expect(store.state.profile.avatar.edits == 1)
     #expect(innerWorkers(of: outer).isEmpty)
+  }
+
+  /// Three levels down, an event is carried up by each worker in turn: the host gets it
+  /// typed, nested once per level, and names the worker's process after its depth in a trace.
+  @Test func aWorkerThreeLevelsDownReportsItsEventsTypedThroughEveryParent() async throws {
+    let events = Events()
+    let composition = try Composition(
+      root: Errands(), placement: Placement(parsing: try ErrandsPlacement.text(), file: "errands.placement"),
+      command: .executable(workerExecutable, app: "errands"), onEvent: events.append)
+    defer { composition.shutdown() }
+    let started = await events.first {
+      if case .nested("list", .nested("list.destination", .workerStarted(boundary: "list.destination.detail.checklist", _))) = $0 {
+        true
+      } else {
+        false
+      }
+    }
+    let event = try #require(started)
+    #expect(event.depth == 3)
+    #expect(event.boundary == "list.destination.detail.checklist")
+    #expect("\(event)".hasSuffix("(reported by list's worker, depth 3)"))
+  }
+
+  @Test func anEventLineCarriesEveryEventAndLeavesOtherLinesAlone() {
+    let events: [BoundaryEvent] = [
+      .workerRestarted(boundary: "a.b", pid: 7, reason: .killedOnRequest),
+      .nested(in: "a", event: .limitExceeded(boundary: "a.b", pid: 8, limit: .memory(bytes: 1 << 26))),
+      .workerStalled(boundary: "a \"b\"\n", pid: 9, deadline: .milliseconds(450)),
+    ]
+    for event in events { #expect(ReportedEventLine.event(in: ReportedEventLine.line(for: event)) == event) }
+    #expect(ReportedEventLine.event(in: "event: worker 7 serves a") == nil)
+    #expect(ReportedEventLine.event(in: ReportedEventLine.marker + "{not json") == nil)
   }
 
   @Test func aKilledMiddleWorkerRestartsWithItsSubtreeAndNothingCommittedIsLost() async throws {

@@ -80,6 +80,21 @@ import Testing
     #expect((document?["traceEvents"] as? [Any])?.count == 2)
   }
 
+  @Test func anInnerWorkersEventGoesOnItsOwnProcessNamedWithItsDepthAndParent() throws {
+    let path = temporaryTracePath("nested")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let trace = try TraceWriter(path: path, host: "account")
+    trace.eventOccurred(.nested(in: "profile", event: .workerStarted(boundary: "profile.avatar", pid: 4242)), at: .now)
+    trace.eventOccurred(.nested(in: "profile", event: .workerExited(boundary: "profile.avatar", pid: 4242)), at: .now)
+    try trace.finish()
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+    let events = try #require(document?["traceEvents"] as? [[String: Any]])
+    let named = events.first { $0["name"] as? String == "process_name" && $0["pid"] as? Int == 4242 }
+    #expect((named?["args"] as? [String: Any])?["name"] as? String == "worker: profile.avatar (depth 2, started by profile's worker)")
+    let instants = events.filter { $0["ph"] as? String == "i" && $0["pid"] as? Int == 4242 }.compactMap { $0["name"] as? String }
+    #expect(instants == ["started", "exited"])
+  }
+
   @Test func aTraceThatCannotBeCreatedSaysWhere() {
     #expect(throws: TraceFile.Failure(path: "/nonexistent-directory/trace.json", errno: ENOENT)) {
       try TraceWriter(path: "/nonexistent-directory/trace.json", host: "x")

@@ -155,7 +155,13 @@ public final class Composition: Sendable {
         templates: templates, deadline: entry.deadline + Self.allowance(inside: boundary, of: placement),
         startupDeadline: entry.startupDeadline, inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
         limits: enforcer.map { LimitRequest(enforcer: $0, limits: entry.limits) },
-        output: { line in onOutput(WorkerOutput(line, boundary: boundary)) }, report: onEvent)
+        output: { line in
+          // An outer worker's report of its inner workers' events arrives as a marked line.
+          if line.stream == .standardError, let event = ReportedEventLine.event(in: line.text) {
+            return onEvent(.nested(in: boundary, event: event))
+          }
+          onOutput(WorkerOutput(line, boundary: boundary))
+        }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
         policy: restartPolicy, report: onEvent, instrument: instruments

@@ -33,6 +33,10 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
   /// A worker reached `limit`, set in the placement, and the kernel ended it; it is restarted
   /// like a crashed one.
   case limitExceeded(boundary: String, pid: Int32, limit: ResourceLimit)
+  /// `event` happened to a worker that a worker serving `parent` started for a boundary placed
+  /// inside `parent` (nested placement), which supervises it; the worker reported it up. At
+  /// depth 3 and below, `event` is itself `nested`.
+  indirect case nested(in: String, event: BoundaryEvent)
 
   /// The event in a line for a log: "worker 4242 serves counter1".
   public var description: String {
@@ -49,7 +53,23 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     case let .boundaryFailed(boundary, reason): "boundary \(boundary) failed: \(reason)"
     case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"
     case let .limitExceeded(boundary, pid, limit): "\(boundary) worker \(pid) exceeded its \(limit)"
+    case let .nested(parent, event): "\(event.innermost) (reported by \(parent)'s worker, depth \(depth))"
     }
+  }
+
+  /// The event itself, below any `nested` that carried it up.
+  ///
+  /// ```swift
+  /// if case .workerRestarted = event.innermost { print("restarted at depth", event.depth) }
+  /// ```
+  public var innermost: BoundaryEvent {
+    if case let .nested(_, event) = self { event.innermost } else { self }
+  }
+
+  /// The depth of the worker the event is about: 1 for the host's own workers, 2 for those
+  /// they start, and so on.
+  public var depth: Int {
+    if case let .nested(_, event) = self { 1 + event.depth } else { 1 }
   }
 }
 
@@ -66,6 +86,7 @@ extension BoundaryEvent {
       let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _),
       let .limitExceeded(boundary, _, _):
       boundary
+    case let .nested(_, event): event.boundary
     }
   }
 }

@@ -53,7 +53,9 @@ public struct BoundaryTimings: Sendable, Equatable {
     case .workerRestarted: restarts += 1
     case .workerStalled: stalls += 1
     case let .effectsLost(_, count): effectsLost += count
-    case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed, .limitExceeded:
+    // An inner worker's event is its parent worker's business, not a crossing of this boundary.
+    case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed, .limitExceeded,
+      .nested:
       break
     }
   }

@@ -164,10 +164,10 @@ private struct BoundaryFinder: BoundaryVisitor {
             + "WorkerCommand(executable:arguments:) cannot: use WorkerCommand.executable(_:app:)")
       }
       // Events and output of the inner workers go to this worker's standard error, which the
-      // host labels with this boundary and reports.
+      // host labels with this boundary and reports; events as marked lines it types again.
       let composition = try Composition(
         nestedIn: target, child: child, inner: nesting.inner, command: command,
-        onEvent: { event in reportUp("event: \(event)") },
+        onEvent: { event in reportUp(ReportedEventLine.line(for: event)) },
         onOutput: { line in reportUp("[\(line.boundary) \(line.worker) \(line.stream.rawValue)] \(line.text)") })
       do {
         return try ChildServer(

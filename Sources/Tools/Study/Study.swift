@@ -191,18 +191,18 @@ final class StudyRecorder: Sendable {
   /// A supervisor's event, as a moment of the run.
   func note(_ event: BoundaryEvent) {
     let kind: StudyRun.Moment.Kind? =
-      switch event {
+      switch event.innermost {
       case .workerStalled: .stall
       case .limitExceeded: .limit
       case .workerExited: .exit
       case .workerRestarted: .restart
       case .effectsLost: .effectsLost
       case .boundaryFailed, .actionFailed: .failure
-      case .workerStarted, .workerRetired, .connectionRefused: nil
+      case .workerStarted, .workerRetired, .connectionRefused, .nested: nil
       }
     guard let kind else { return }
     let text: String =
-      if case let .effectsLost(_, count) = event { "\(count) effect(s) lost" } else { "\(event)" }
+      if case let .effectsLost(_, count) = event.innermost { "\(count) effect(s) lost" } else { "\(event)" }
     state.withLock { state in
       state.run.moments.append(StudyRun.Moment(offset: .now - state.started, kind: kind, text: text))
       if kind == .restart, state.isReducing { state.run.actionsDelayedByRestart += 1 }

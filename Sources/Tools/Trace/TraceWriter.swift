@@ -146,6 +146,14 @@ public final class TraceWriter: BoundaryInstrument {
   }
 
   public func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant) {
+    // An inner worker's event goes on the inner worker's own process, named with its depth
+    // and the boundary whose worker started it: the trace shows the tree.
+    let parent: String? = if case let .nested(parent, _) = event { parent } else { nil }
+    let depth = event.depth
+    let event = event.innermost
+    func nameWorker(_ state: inout State, _ pid: Int32, boundary: String) {
+      self.nameWorker(&state, pid, boundary: parent.map { "\(boundary) (depth \(depth), started by \($0)'s worker)" } ?? boundary)
+    }
     state.withLock { state in
       let pid: Int32
       let name: String
@@ -166,6 +174,7 @@ public final class TraceWriter: BoundaryInstrument {
       case .connectionRefused: (pid, name) = (hostPid, "connection refused")
       case .boundaryFailed: (pid, name) = (hostPid, "boundary failed")
       case .actionFailed: (pid, name) = (hostPid, "action failed")
+      case .nested: (pid, name) = (hostPid, "event")  // `innermost` is never nested
       }
       state.file.append(
         #""name":\#(jsonString(name)),"cat":"event","ph":"i","s":"p","pid":\#(pid),"tid":0,"ts":\#(micro(instant.nanoseconds)),"#
