@@ -49,6 +49,21 @@ import Testing
     #expect(table.contains("kill counter1 worker 0, action"))
   }
 
+  /// A boundary inside another is studied two deep too: in the outer boundary's worker, and
+  /// killed there, where the outer worker restarts it and says so up to the host.
+  @Test func aBoundaryInsideAnotherIsStudiedInItsParentsWorkerAndKilledThere() async throws {
+    let app = try #require(ExampleApp.named("account"))
+    let progress = Log<String>()
+    let runs = try await Study(app: app, command: .executable(workerExecutable, app: app.name), rounds: 2).run(progress: progress.append)
+    let tree = runs.filter { $0.placed == ["profile", "profile.avatar"] }
+    #expect(tree.map(\.placement) == ["profile.avatar in a worker inside profile's", "profile.avatar in a worker inside profile's"])
+    let killed = try #require(tree.first { $0.fault == .kill(boundary: "profile.avatar") })
+    #expect(killed.faultedWorker == 0)
+    #expect(killed.restarts >= 1, "\(killed.moments)")
+    #expect(killed.moments.contains { $0.kind == .restart && $0.text.contains("reported by profile's worker, depth 2") })
+    #expect(progress.all.last?.hasSuffix("kill profile.avatar at action 2 of 4") == true, "\(progress.all)")
+  }
+
   /// `--fault-at` lands the faults on the action it names; the study says each run as it
   /// starts; a number past the script's last action is refused, naming the range.
   @Test func theFaultLandsOnTheChosenActionAndTheStudySaysEachRunAsItGoes() async throws {

@@ -42,14 +42,24 @@ package struct Study {
   }
 
   /// Every run of the study, in order: in the host, each boundary in a worker, then each
-  /// boundary killed and stalled in its worker. A boundary that cannot be placed on its own
-  /// (one nested in another's child, say) is left out. `progress` hears each run as it starts.
+  /// boundary killed and stalled in its worker; then each boundary inside another placed in
+  /// the worker of the nearest one (a process tree, two deep), and that inner worker killed. A
+  /// placement that cannot be made (one nested in another's child, say) is left out.
+  /// `progress` hears each run as it starts.
   ///
   /// - Throws: `DistributionError.usage` when `faultAt` is past the script's last action.
   package func run(progress: (String) -> Void = { _ in }) async throws -> [StudyRun] {
     let boundaries = app.boundaries.map(\.path)
-    let total = 1 + 3 * boundaries.count
-    progress("[1/\(total)] every boundary in the host, the script \(rounds) time(s)")
+    let trees = boundaries.compactMap { boundary in
+      boundaries.last { boundary.hasPrefix($0 + ".") }.map { (outer: $0, inner: boundary) }
+    }
+    let total = 1 + 3 * boundaries.count + 2 * trees.count
+    var number = 1
+    func say(_ text: String) {
+      progress("[\(number)/\(total)] \(text)")
+      number += 1
+    }
+    say("every boundary in the host, the script \(rounds) time(s)")
     var runs = [try await measure(placing: [], fault: nil, rounds: rounds)]
     let actions = runs[0].actions / rounds
     let at = faultAt ?? max(1, actions / 2)
@@ -57,18 +67,26 @@ package struct Study {
       throw DistributionError.usage(
         "--fault-at \(at): one pass of \(app.name)'s script runs \(actions) action(s); choose one from 1 to \(actions)")
     }
-    for (position, boundary) in boundaries.enumerated() {
-      let number = 2 + 3 * position
-      progress("[\(number)/\(total)] \(boundary) in a worker, the script \(rounds) time(s)")
-      guard let placed = try? await measure(placing: [boundary], fault: nil, rounds: rounds) else {
-        progress("  \(boundary) cannot be placed on its own: left out")
-        continue
+    func study(placing placed: [String], faults: [StudyRun.Fault], in words: String) async throws {
+      say("\(words), the script \(rounds) time(s)")
+      guard let measured = try? await measure(placing: placed, fault: nil, rounds: rounds) else {
+        progress("  \(words) cannot be placed: left out")
+        number += faults.count
+        return
       }
-      runs.append(placed)
-      for (offset, fault) in [StudyRun.Fault.kill(boundary: boundary), .stall(boundary: boundary)].enumerated() {
-        progress("[\(number + 1 + offset)/\(total)] \(fault) at action \(at) of \(actions)")
-        runs.append(try await measure(placing: [boundary], fault: (fault, at), rounds: 1))
+      runs.append(measured)
+      for fault in faults {
+        say("\(fault) at action \(at) of \(actions)")
+        runs.append(try await measure(placing: placed, fault: (fault, at), rounds: 1))
       }
+    }
+    for boundary in boundaries {
+      try await study(placing: [boundary], faults: [.kill(boundary: boundary), .stall(boundary: boundary)], in: "\(boundary) in a worker")
+    }
+    for tree in trees {
+      try await study(
+        placing: [tree.outer, tree.inner], faults: [.kill(boundary: tree.inner)],
+        in: "\(tree.inner) in a worker inside \(tree.outer)'s")
     }
     return runs
   }
@@ -87,9 +105,7 @@ package struct Study {
     }
     let recorder = StudyRecorder(
       StudyRun(
-        placement: boundaries.isEmpty
-          ? "in the host"
-          : boundaries.joined(separator: ", ") + " in a worker" + (limitWords.isEmpty ? "" : ", " + limitWords.joined(separator: " ")),
+        placement: Self.words(placing: boundaries) + (limitWords.isEmpty ? "" : ", " + limitWords.joined(separator: " ")),
         placed: boundaries, fault: fault?.0, faultAction: fault?.at))
     let placement = Placement(file: "study", entries: entries)
     let composition = try boundaries.isEmpty
@@ -113,16 +129,37 @@ package struct Study {
       })
   }
 
-  /// Injects `fault` into the boundary's first running worker (of a pool, the lowest index);
-  /// when none is running (an `ifLet` child that is not there), the run says the fault hit
-  /// nothing.
+  /// How a run's placement reads: "in the host", "sync in a worker", "list.rows in a worker
+  /// inside list's".
+  private static func words(placing boundaries: [String]) -> String {
+    switch boundaries.count {
+    case 0: "in the host"
+    case 1: "\(boundaries[0]) in a worker"
+    default: "\(boundaries[boundaries.count - 1]) in a worker inside \(boundaries[boundaries.count - 2])'s"
+    }
+  }
+
+  /// Injects `fault` into the boundary's first running worker (of a pool, the lowest index):
+  /// one of the host's, or one that a worker of the host started for a boundary inside its
+  /// own (/proc shows it); when none is running (an `ifLet` child that is not there), the run
+  /// says the fault hit nothing.
   nonisolated private static func inject(_ fault: StudyRun.Fault, into composition: Composition, recorder: StudyRecorder) {
-    let pids = composition.processes.first { $0.boundary == fault.boundary }?.pids ?? []
-    guard let (index, pid) = pids.enumerated().first(where: { $0.element > 0 }) else { return recorder.missed() }
-    recorder.hit(worker: index, pid: pid, by: fault)
+    let own = composition.processes.first { $0.boundary == fault.boundary }?.pids ?? []
+    if let (index, pid) = own.enumerated().first(where: { $0.element > 0 }) {
+      recorder.hit(worker: index, pid: pid, by: fault)
+      switch fault {
+      case let .kill(boundary): composition.killWorker(of: boundary, index: index)
+      case .stall: kill(pid, SIGSTOP)
+      }
+      return
+    }
+    let outer = composition.processes.flatMap { $0.pids.filter { $0 > 0 } }
+    let inner = ProcessTree.scan().innerWorkers(under: outer).first { $0.worker.boundary == fault.boundary }
+    guard let inner else { return recorder.missed() }
+    recorder.hit(worker: inner.index, pid: inner.worker.pid, by: fault)
     switch fault {
-    case let .kill(boundary): composition.killWorker(of: boundary, index: index)
-    case .stall: kill(pid, SIGSTOP)
+    case .kill: kill(inner.worker.pid, SIGKILL)
+    case .stall: kill(inner.worker.pid, SIGSTOP)
     }
   }
 

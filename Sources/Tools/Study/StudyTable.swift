@@ -40,16 +40,9 @@ package struct StudyTable: Sendable {
     return rows
   }
 
+  /// Columns as wide as their widest cell (`TextTable`), the last one unpadded.
   package var text: String {
-    ([Self.header] + rows).map(row).joined(separator: "\n")
-  }
-
-  private static let widths = [28, 36, 8, 10, 10, 9, 16]
-
-  private func row(_ cells: [String]) -> String {
-    zip(cells, Self.widths + [0]).map { cell, width in
-      width == 0 ? cell : cell.padding(toLength: max(width, cell.count + 1), withPad: " ", startingAt: 0)
-    }.joined()
+    TextTable([Self.header] + rows).lines.joined(separator: "\n")
   }
 
   /// The fault, where it landed and which worker of the boundary's pool it hit.
