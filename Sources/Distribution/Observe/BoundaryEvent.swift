@@ -33,6 +33,10 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
   /// A worker reached `limit`, set in the placement, and the kernel ended it; it is restarted
   /// like a crashed one.
   case limitExceeded(boundary: String, pid: Int32, limit: ResourceLimit)
+  /// The boundary moved to `residence` while the composition ran (`Composition.move`), in
+  /// `duration`: from the request to the moment its next action could run there (for a move
+  /// to workers, once they had started).
+  case moved(boundary: String, to: Residence, duration: Duration)
 
   /// The event in a line for a log: "worker 4242 serves counter1".
   public var description: String {
@@ -49,6 +53,8 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     case let .boundaryFailed(boundary, reason): "boundary \(boundary) failed: \(reason)"
     case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"
     case let .limitExceeded(boundary, pid, limit): "\(boundary) worker \(pid) exceeded its \(limit)"
+    case let .moved(boundary, residence, duration):
+      "\(boundary) moved to the \(residence) in \(duration)"
     }
   }
 }
@@ -64,7 +70,7 @@ extension BoundaryEvent {
     case let .workerStarted(boundary, _), let .workerExited(boundary, _), let .workerRetired(boundary, _),
       let .workerRestarted(boundary, _, _), let .workerStalled(boundary, _, _), let .connectionRefused(boundary, _),
       let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _),
-      let .limitExceeded(boundary, _, _):
+      let .limitExceeded(boundary, _, _), let .moved(boundary, _, _):
       boundary
     }
   }

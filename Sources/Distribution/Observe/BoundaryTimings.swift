@@ -53,7 +53,8 @@ public struct BoundaryTimings: Sendable, Equatable {
     case .workerRestarted: restarts += 1
     case .workerStalled: stalls += 1
     case let .effectsLost(_, count): effectsLost += count
-    case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed, .limitExceeded:
+    case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed, .limitExceeded,
+      .moved:
       break
     }
   }

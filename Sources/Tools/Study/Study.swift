@@ -175,7 +175,7 @@ final class StudyRecorder: Sendable {
       case .workerRestarted: .restart
       case .effectsLost: .effectsLost
       case .boundaryFailed, .actionFailed: .failure
-      case .workerStarted, .workerRetired, .connectionRefused: nil
+      case .workerStarted, .workerRetired, .connectionRefused, .moved: nil
       }
     guard let kind else { return }
     let text: String =

@@ -166,6 +166,7 @@ public final class TraceWriter: BoundaryInstrument {
       case .connectionRefused: (pid, name) = (hostPid, "connection refused")
       case .boundaryFailed: (pid, name) = (hostPid, "boundary failed")
       case .actionFailed: (pid, name) = (hostPid, "action failed")
+      case let .moved(_, residence, _): (pid, name) = (hostPid, "moved to the \(residence)")
       }
       state.file.append(
         #""name":\#(jsonString(name)),"cat":"event","ph":"i","s":"p","pid":\#(pid),"tid":0,"ts":\#(micro(instant.nanoseconds)),"#
