@@ -213,9 +213,12 @@ final class RemoteBoundary: Sendable {
     states: ValueCoding<State>, actions: ValueCoding<Action>
   ) -> Effect<Action>? {
     while true {
-      guard let current = acquire(index) else {
-        // Moved to the host while this action waited for a worker: it runs there, once.
-        return machine.withLock { $0.residence == .host } ? nil : Effect.none
+      let current: WorkerLink
+      switch acquire(index) {
+      case let .worker(link): current = link
+      // Moved to the host while this action waited for a worker: it runs there, once.
+      case .host: return nil
+      case .nothing: return Effect.none
       }
       do {
         while true {
@@ -318,15 +321,26 @@ final class RemoteBoundary: Sendable {
     return description.count > 80 ? description.prefix(79) + "…" : description
   }
 
-  /// The running worker at `index`, waited for while it starts (outside the lock); nil once
-  /// the boundary has failed or stopped.
-  private func acquire(_ index: Int) -> WorkerLink? {
+  /// What an action finds at place `index`, once any start there has ended.
+  private enum Found {
+    case worker(WorkerLink)
+    /// The boundary was moved to the host: the host runs the action.
+    case host
+    /// The boundary failed or stopped: the action changes nothing.
+    case nothing
+  }
+
+  /// The running worker at `index`, waited for while it starts (outside the lock); the host,
+  /// read under the same lock, once the boundary was moved there.
+  private func acquire(_ index: Int) -> Found {
     while true {
-      switch machine.withLock({ $0.member(at: index) }) {
+      switch machine.withLock({ $0.residence == .host ? nil : $0.member(at: index) }) {
+      case nil:
+        return .host
       case .empty:
-        return nil
+        return .nothing
       case let .running(link):
-        return link
+        return .worker(link)
       case let .starting(start):
         // Then the place holds the worker it started, or the successor of a start that failed.
         start.wait()
