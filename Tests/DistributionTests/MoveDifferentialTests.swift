@@ -59,6 +59,33 @@ import TransportTestSupport
     #expect(!events.all.contains { if case .effectsLost = $0 { true } else { false } })
   }
 
+  /// An `ifLet` sheet whose save runs an effect, moved while it is up, saving or dismissed.
+  @Test func anIfLetSheetWithASave() async throws {
+    let composition = try composition(app: "profile", placement: "editForm\n")
+    defer { composition.shutdown() }
+    let initial = ProfileEditor.State(name: "Blob", email: "blob@example.com")
+    let pair = StorePair(initial) { ProfileEditor() } placed: { composition.compose(ProfileEditor()) }
+    var generator = SeededGenerator(seed: 5)
+    var moves = 0
+    for step in 0..<300 {
+      if Int.random(in: 0..<8, using: &generator) == 0 {
+        try Self.moveAtRandom(["editForm"], of: composition, using: &generator)
+        moves += 1
+      }
+      let action: ProfileEditor.Action =
+        pair.local.state.editForm == nil
+        ? .editButtonTapped
+        : Int.random(in: 0..<4, using: &generator) == 0
+          ? .editForm(.saveButtonTapped) : .editForm(.nameChanged("Blob \(Int.random(in: 0..<100, using: &generator))"))
+      await pair.send(action)
+      guard pair.placed.state == pair.local.state else {
+        Issue.record("step \(step): \(pair.placed.state) != \(pair.local.state)")
+        return
+      }
+    }
+    #expect(moves > 20)
+  }
+
   /// Moves one of `boundaries` to where it is not.
   private static func moveAtRandom(
     _ boundaries: [String], of composition: Composition, using generator: inout SeededGenerator
