@@ -89,10 +89,11 @@ final class RemoteBoundary: Sendable {
   /// Where the last move took the boundary and how long it took; nil before any.
   var lastMove: (to: Residence, took: Duration)? { moves.withLock { $0 } }
 
-  /// Moves the boundary to `destination` and returns how long it took: to the host at once
-  /// (the workers are let go, each retiring once the effects it runs have ended); to workers
-  /// once every worker of the pool has started from nothing, to be given the host's copy of
-  /// the state with its first action. Actions that come meanwhile wait, then run once.
+  /// Moves the boundary to `destination` and returns how long it took, until the next action
+  /// could run there: to the host at once (the workers are then let go, each retiring once
+  /// the effects it runs have ended); to workers once every worker of the pool has started
+  /// from nothing, to be given the host's copy of the state with its first action. Actions
+  /// that come meanwhile wait, then run once.
   ///
   /// - Throws: `MoveRefusal` when the boundary is there already, has failed (before the
   ///   move, or because its workers could not start), or stopped.
@@ -103,12 +104,18 @@ final class RemoteBoundary: Sendable {
         try destination == .host ? machine.moveToHost() : machine.moveToWorkers()
       }
     }
-    perform(try commands.get())
-    if destination == .worker {
+    let took: Duration
+    switch destination {
+    case .host:
+      // The next action runs in the host from here on; letting the workers go is tidying up.
+      took = began.duration(to: .now)
+      perform(try commands.get())
+    case .worker:
+      perform(try commands.get())
       for index in 0..<workers { _ = acquire(index) }
       if let failure { throw .failed(boundary: path, reason: failure) }
+      took = began.duration(to: .now)
     }
-    let took = began.duration(to: .now)
     moves.withLock { $0 = (destination, took) }
     report(.moved(boundary: path, to: destination, duration: took))
     return took
