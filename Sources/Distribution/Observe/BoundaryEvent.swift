@@ -12,8 +12,9 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
   case workerStarted(boundary: String, pid: Int32)
   /// A worker's connection ended: it exited, crashed or was killed.
   case workerExited(boundary: String, pid: Int32)
-  /// A worker was let go because the child state it served left the host's state; a fresh
-  /// worker takes its place.
+  /// A worker was let go on purpose: the child state it served left the host's state (a
+  /// fresh worker takes its place), or its boundary moved to the host and the effects it
+  /// still ran have ended.
   case workerRetired(boundary: String, pid: Int32)
   /// A worker was started again after `reason`, from the host's copy of the child state.
   case workerRestarted(boundary: String, pid: Int32, reason: RestartReason)
@@ -43,7 +44,7 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     switch self {
     case let .workerStarted(boundary, pid): "worker \(pid) serves \(boundary)"
     case let .workerExited(boundary, pid): "worker \(pid) (\(boundary)) is gone"
-    case let .workerRetired(boundary, pid): "worker \(pid) (\(boundary)) retired with its child"
+    case let .workerRetired(boundary, pid): "worker \(pid) (\(boundary)) retired"
     case let .workerRestarted(boundary, pid, reason):
       "worker \(pid) restarted for \(boundary) after: \(reason)"
     case let .workerStalled(boundary, pid, deadline):
