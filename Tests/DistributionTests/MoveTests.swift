@@ -137,6 +137,32 @@ import TransportTestSupport
     #expect(store.state.counter1.count == sent)
   }
 
+  /// Thirty round trips between the host and a worker: every worker but the last has exited,
+  /// and the host holds no more descriptors than before.
+  @Test func manyMovesLeaveNoProcessOrDescriptorBehind() async throws {
+    let events = Events()
+    let composition = try composition(app: "two-counters", placement: "counter1\n", events: events)
+    defer { composition.shutdown() }
+    let store = Store(initialState: TwoCounters.State()) { composition.compose(TwoCounters()) }
+    store.send(.counter1(.incrementButtonTapped))
+    let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+    let before = descriptors()
+    for _ in 0..<30 {
+      _ = try composition.move("counter1", to: .host)
+      store.send(.counter1(.incrementButtonTapped))
+      _ = try composition.move("counter1", to: .worker)
+      store.send(.counter1(.incrementButtonTapped))
+    }
+    #expect(store.state.counter1.count == 61)
+    let current = composition.processes.first?.pids ?? []
+    let started = events.all.compactMap { event -> Int32? in
+      if case let .workerStarted(_, pid) = event { pid } else { nil }
+    }
+    #expect(started.count == 31)
+    #expect(allExited(started.filter { !current.contains($0) }))
+    #expect(descriptors() <= before + 2, "\(before) descriptors before, \(descriptors()) after")
+  }
+
   /// A drained worker killed (`kill -9`) while its effect runs: the effect is reported lost,
   /// nothing committed is, and the boundary goes on in the host.
   @Test func aDrainedWorkerKilledLosesOnlyItsEffect() async throws {
