@@ -10,11 +10,11 @@ extension WorkerLink: PoolLink {}
 
 /// The host's side of one boundary as a state machine: its pool of places (empty, starting,
 /// running), the version of each child state each worker has seen, the outcomes workers
-/// computed ahead and the ones the host took, and its restarts against the policy. It takes
-/// events (an action to run, a reply, a worker given up, a worker started, a child removed)
-/// and returns what to do as `Command`s; `RemoteBoundary` keeps it behind one lock and
-/// performs the commands outside it. No clock, thread or socket inside: time comes in with
-/// the events that need it. Drawn in docs/state-machines.md, "Host side".
+/// computed ahead and the ones the host took, its restarts against the policy, and where the
+/// child runs (moves: BoundaryMachine+Move.swift). It takes events (an action to run, a reply,
+/// a worker given up, a worker started, a child removed, a move) and returns what to do as
+/// `Command`s; `RemoteBoundary` keeps it behind one lock and performs the commands outside
+/// it. No clock, thread or socket inside: time comes in with the events that need it. Drawn in docs/state-machines.md, "Host side".
 struct BoundaryMachine<Link: PoolLink> {
   let path: String
   /// Whether a worker is retired, and a fresh one started, when its child state is removed.
