@@ -191,6 +191,24 @@ import TransportTestSupport
     #expect(composition.statistics(of: "timers")?.actions == crossed + 1)
   }
 
+  /// A drained worker stopped (`kill -STOP`) while its effect runs is noticed by the liveness
+  /// probe, as a worker in its place would be: given up, its effect reported lost.
+  @Test func aDrainedWorkerThatStopsIsGivenUp() async throws {
+    let events = Events()
+    let composition = try composition(app: "timers", placement: "timers deadline 200ms\n", events: events)
+    defer { composition.shutdown() }
+    let pair = StorePair(Timers.State()) { Timers() } placed: { composition.compose(Timers()) }
+    await pair.send(.addTimerTapped)
+    await pair.send(.timers(.element(id: 1, action: .startTapped)))
+    let worker = try #require(composition.processes.first?.pids.first)
+    _ = try composition.move("timers", to: .host)
+    kill(worker, SIGSTOP)
+    // Its effect is reported lost as it is given up, then its stall.
+    #expect(await events.first { if case .workerStalled("timers", worker, _) = $0 { true } else { false } } != nil)
+    #expect(events.all.contains(.effectsLost(boundary: "timers", count: 1)))
+    #expect(allExited([worker]))
+  }
+
   /// The worker a move to workers starts is killed as it starts: the action that comes next
   /// waits for its successor, which starts from the host's copy, and runs once.
   @Test func aWorkerKilledDuringAMoveToWorkersIsRestartedAndTheActionRunsOnce() async throws {
