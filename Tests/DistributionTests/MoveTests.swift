@@ -66,14 +66,8 @@ import TransportTestSupport
   /// Worker → host: the timer's effect goes on in the worker it started in, its ticks are
   /// reduced in the host, and the worker retires once the timer is stopped (in the host).
   @Test func aWorkersEffectsGoOnAfterAMoveToTheHostAndItRetiresWhenTheyEnd() async throws {
-    let events = Events()
-    let composition = try composition(app: "timers", placement: "timers\n", events: events)
+    let (composition, pair, events, worker) = try await timerRunningInADrainedWorker(placement: "timers\n")
     defer { composition.shutdown() }
-    let pair = StorePair(Timers.State()) { Timers() } placed: { composition.compose(Timers()) }
-    await pair.send(.addTimerTapped)
-    await pair.send(.timers(.element(id: 1, action: .startTapped)))
-    let worker = try #require(composition.processes.first?.pids.first)
-    _ = try composition.move("timers", to: .host)
     let crossed = composition.statistics(of: "timers")?.actions
     await pair.advance(by: .seconds(2))
     #expect(pair.placed.state.timers[id: 1]?.ticks == 2)
@@ -194,19 +188,36 @@ import TransportTestSupport
   /// A drained worker stopped (`kill -STOP`) while its effect runs is noticed by the liveness
   /// probe, as a worker in its place would be: given up, its effect reported lost.
   @Test func aDrainedWorkerThatStopsIsGivenUp() async throws {
-    let events = Events()
-    let composition = try composition(app: "timers", placement: "timers deadline 200ms\n", events: events)
+    let (composition, pair, events, worker) = try await timerRunningInADrainedWorker(placement: "timers deadline 200ms\n")
     defer { composition.shutdown() }
-    let pair = StorePair(Timers.State()) { Timers() } placed: { composition.compose(Timers()) }
-    await pair.send(.addTimerTapped)
-    await pair.send(.timers(.element(id: 1, action: .startTapped)))
-    let worker = try #require(composition.processes.first?.pids.first)
-    _ = try composition.move("timers", to: .host)
+    // The stores live on: one that went would cancel the timer, and the worker would retire.
+    defer { withExtendedLifetime(pair) {} }
     kill(worker, SIGSTOP)
     // Its effect is reported lost as it is given up, then its stall.
     #expect(await events.first { if case .workerStalled("timers", worker, _) = $0 { true } else { false } } != nil)
     #expect(events.all.contains(.effectsLost(boundary: "timers", count: 1)))
     #expect(allExited([worker]))
+  }
+
+  /// Timers placed by `placement`, with timer 1 started in its worker and the boundary then
+  /// moved to the host: the worker is kept, drained, for the timer's effect. Returns the
+  /// composition (the caller shuts it down), the stores, the events and the worker's pid.
+  private func timerRunningInADrainedWorker(
+    placement: String
+  ) async throws -> (Composition, StorePair<Timers.State, Timers.Action>, Events, Int32) {
+    let events = Events()
+    let composition = try composition(app: "timers", placement: placement, events: events)
+    do {
+      let pair = StorePair(Timers.State()) { Timers() } placed: { composition.compose(Timers()) }
+      await pair.send(.addTimerTapped)
+      await pair.send(.timers(.element(id: 1, action: .startTapped)))
+      let worker = try #require(composition.processes.first?.pids.first)
+      _ = try composition.move("timers", to: .host)
+      return (composition, pair, events, worker)
+    } catch {
+      composition.shutdown()
+      throw error
+    }
   }
 
   /// The worker a move to workers starts is killed as it starts: the action that comes next
