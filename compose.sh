@@ -31,6 +31,7 @@
 #   ./compose.sh logs APP [BOUNDARY] [-f]  its workers' output and events, by boundary
 #   ./compose.sh kill|stop|cont APP BOUNDARY [INDEX]  SIGKILL/SIGSTOP/SIGCONT a worker
 #   ./compose.sh slow APP BOUNDARY MS   hold every reply of BOUNDARY for MS (0: off)
+#   ./compose.sh move APP BOUNDARY host|worker  move a placed BOUNDARY while it runs; says how long it took
 #   ./compose.sh down APP               stop it: workers, sockets and run file go
 #
 # run, hold, replay, list, boundaries, study and up take --package PATH --product NAME first, to
@@ -44,7 +45,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,38p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -218,7 +219,7 @@ case "$command" in
     placement_options "$@"
     exec "$host" --control "$1" up "${options[@]}"
     ;;
-  ps | top | logs | kill | stop | cont | slow | down)
+  ps | top | logs | kill | stop | cont | slow | move | down)
     [ $# -ge 1 ] || fail "$command takes an APP first (\"./compose.sh help\" shows what follows)"
     # Any host reaches any composition; the one built already will do.
     if [ -z "${BULKHEAD_HOST:-}" ] && [ -z "$package" ] && [ -x "$root/.build/release/parent-host" ]; then

@@ -28,6 +28,15 @@ import Testing
     /// Worker `pid` at `at` ran an action on `slot`, to `version`.
     case ran(pid: Int32, at: Int, slot: [UInt8], version: UInt64)
     case stop
+    /// An action reaches the boundary (`enter`), or leaves it.
+    case enter
+    case leave
+    /// The boundary moves to the host or to its workers (MoveMachineTests).
+    case move(Residence)
+    /// The start a move to workers made at `at` produced a worker.
+    case startedByMove(pid: Int32, at: Int)
+    /// Every effect of worker `pid`, drained, has ended.
+    case drained(pid: Int32)
   }
 
   /// A command as a row says it: links by pid, a start by its place.
@@ -39,6 +48,10 @@ import Testing
     case launch(at: Int, after: Duration, restarting: RestartReason?)
     case drop(slot: [UInt8], from: Int32)
     case report(BoundaryEvent)
+    case drain(Int32)
+    /// The action entered (true), or runs in the host (false).
+    case entered(Bool)
+    case refused(MoveRefusal)
   }
 
   /// A place as a row says it.
@@ -55,6 +68,9 @@ import Testing
     var failures = 0
     var inARow = 0
     var restarts: [Int]? = nil
+    var residence = Residence.worker
+    /// The workers a move let go that are kept for their effects.
+    var draining: [Int32] = []
   }
 
   /// A machine with `workers` places, the links it has seen by pid, and the start at each
@@ -104,6 +120,20 @@ import Testing
         commands = []
       case .stop:
         commands = machine.stop()
+      case .enter:
+        return [.entered(machine.enter())]
+      case .leave:
+        commands = machine.leave()
+      case let .move(residence):
+        do {
+          commands = try residence == .host ? machine.moveToHost() : machine.moveToWorkers()
+        } catch {
+          return [.refused(error)]
+        }
+      case let .startedByMove(pid, index):
+        commands = machine.started(link(pid), at: index, for: start(at: index), restarting: nil)
+      case let .drained(pid):
+        commands = machine.drained(link(pid))
       }
       return commands.map(Self.did)
     }
@@ -117,6 +147,7 @@ import Testing
       case let .launch(index, _, delay, reason): .launch(at: index, after: delay, restarting: reason)
       case let .drop(slot, link): .drop(slot: slot, from: link.pid)
       case let .report(event): .report(event)
+      case let .drain(link): .drain(link.pid)
       }
     }
 
@@ -130,7 +161,7 @@ import Testing
           }
         },
         isOpen: machine.isOpen, failures: machine.statistics.failures, inARow: machine.consecutiveFailures,
-        restarts: machine.restartCounts)
+        restarts: machine.restartCounts, residence: machine.residence, draining: machine.draining.map(\.pid))
     }
   }
 

@@ -138,15 +138,16 @@ import TransportTestSupport
   /// Issue 22, item 11, for real: under live frame mutation with checksums recomputed, one
   /// effect was neither finished nor reported lost after its worker's restart. Three timers
   /// start (the host's clock never moves, so they run and never tick). The relay flips bit
-  /// 171.1 of control frame 3 to the host, the reply to the third start (frame 0 is the
+  /// 119.1 of control frame 3 to the host, the reply to the third start (frame 0 is the
   /// greeting): the last byte of its effect, `.cancellable(…, .run(3))` before the worker's
-  /// handling time, so that run 3 reads 1, a body the worker runs already. Every effect must
-  /// end with the worker, reported lost.
+  /// handling time (the cancel id before it names the private `CancelID` without addresses,
+  /// `Timer.(private).CancelID`), so that run 3 reads 1, a body the worker runs already.
+  /// Every effect must end with the worker, reported lost.
   @Test func aReplyNamingARunningBodyEndsEveryEffect() async throws {
     let relayed = try RelayedComposition(
       app: "timers", placement: "timers\n", relay: relayExecutable, seed: 0,
       options: [
-        "--rate", "1", "--kinds", "flip", "--bits", "171.1", "--lanes", "control-to-host", "--after", "3",
+        "--rate", "1", "--kinds", "flip", "--bits", "119.1", "--lanes", "control-to-host", "--after", "3",
         "--recompute-checksums",
       ])
     let clock = TestClock()

@@ -10,18 +10,19 @@ extension WorkerLink: PoolLink {}
 
 /// The host's side of one boundary as a state machine: its pool of places (empty, starting,
 /// running), the version of each child state each worker has seen, the outcomes workers
-/// computed ahead and the ones the host took, and its restarts against the policy. It takes
-/// events (an action to run, a reply, a worker given up, a worker started, a child removed)
-/// and returns what to do as `Command`s; `RemoteBoundary` keeps it behind one lock and
-/// performs the commands outside it. No clock, thread or socket inside: time comes in with
-/// the events that need it. Drawn in docs/state-machines.md, "Host side".
+/// computed ahead and the ones the host took, its restarts against the policy, and where the
+/// child runs (moves: BoundaryMachine+Move.swift). It takes events (an action to run, a reply,
+/// a worker given up, a worker started, a child removed, a move) and returns what to do as
+/// `Command`s; `RemoteBoundary` keeps it behind one lock and performs the commands outside
+/// it. No clock, thread or socket inside: time comes in with the events that need it. Drawn in docs/state-machines.md, "Host side".
 struct BoundaryMachine<Link: PoolLink> {
   let path: String
   /// Whether a worker is retired, and a fresh one started, when its child state is removed.
   let retiresWorkers: Bool
   let policy: RestartPolicy
 
-  private(set) var members: [PoolMember<Link>]
+  // Set by the moves too (BoundaryMachine+Move.swift).
+  var members: [PoolMember<Link>]
   private var synced: [[[UInt8]: Synced]]
   private var offers: [[[UInt8]: Offer]]
   private var taken: Set<Taken> = []
@@ -34,6 +35,16 @@ struct BoundaryMachine<Link: PoolLink> {
   private(set) var failure: BoundaryFailure?
   private(set) var isStopped = false
   var statistics = BoundaryStatistics()
+  /// Where the child runs now: in the pool's workers, or in the host after a move there.
+  var residence = Residence.worker
+  /// Actions that entered the boundary in its workers and have not left it: asking a worker,
+  /// waiting for one to start, or making the proxies of its effects.
+  var busy = 0
+  /// Workers a move to the host let go while actions were still with them; they are drained
+  /// once the last of those leaves.
+  var leaving: [Link] = []
+  /// Workers a move to the host let go, kept only until the effects they run have ended.
+  var draining: [Link] = []
 
   /// What the host knows of one child state in a worker: its version and its value there,
   /// and the lineage whose state it was.
@@ -71,6 +82,9 @@ struct BoundaryMachine<Link: PoolLink> {
     /// Start a worker at `index` for `start`, once `delay` has passed (the back-off): the
     /// successor of one given up for `reason`, or of one that retired (nil).
     case launch(index: Int, start: WorkerStart, after: Duration, restarting: RestartReason?)
+    /// Keep `link`, which a move let go, for the effects it runs, and tell the machine when
+    /// they have all ended (`drained`).
+    case drain(Link)
     /// Ask `link` to forget `slot`.
     case drop(slot: [UInt8], from: Link)
     case report(BoundaryEvent)
@@ -110,8 +124,11 @@ struct BoundaryMachine<Link: PoolLink> {
   /// Event: the composition stops. Every worker's connections end.
   mutating func stop() -> [Command] {
     isStopped = true
-    defer { members = members.map { _ in .empty } }
-    return members.compactMap(\.link).map(Command.close)
+    defer {
+      members = members.map { _ in .empty }
+      (leaving, draining) = ([], [])
+    }
+    return (members.compactMap(\.link) + leaving + draining).map(Command.close)
   }
 
   /// Event: the worker that `start` waits for started as `link`, the successor of one given
@@ -164,7 +181,7 @@ struct BoundaryMachine<Link: PoolLink> {
 
   /// Forgets what the host knew of the worker at `index`, about to go: its copies of child
   /// states, and its outcomes offered or taken.
-  private mutating func forget(_ index: Int, _ link: Link?) {
+  mutating func forget(_ index: Int, _ link: Link?) {
     synced[index] = [:]
     offers[index] = [:]
     if let link { taken = taken.filter { $0.link != ObjectIdentifier(link) } }

@@ -249,6 +249,49 @@ public final class Composition: Sendable {
     remotes[boundary]?.kill(worker: index)
   }
 
+  /// Moves placed `boundary` to `residence` while the composition runs, and returns how long
+  /// the move took; `onEvent` hears `.moved` too. No action is lost or run twice: one that
+  /// comes during the move waits, then runs once, where the boundary now is.
+  ///
+  /// - To the host: the host's copy of the child state is already the whole truth, so the
+  ///   move takes microseconds. The workers are let go; each goes on running the effects it
+  ///   runs until they end, their actions entering at the root as before (and reduced in the
+  ///   host now), and then retires.
+  /// - To workers: a fresh worker starts at every place of the pool and gets the host's copy
+  ///   of the state with its first action, as after a restart. Effects already running in the
+  ///   host go on there.
+  ///
+  /// ```swift
+  /// let took = try composition.move("counter1", to: .host)
+  /// store.send(.counter1(.incrementButtonTapped))  // runs in the host
+  /// _ = try composition.move("counter1", to: .worker)
+  /// ```
+  ///
+  /// - Throws: `MoveRefusal` for a boundary the placement does not put in this composition's
+  ///   workers, one placed inside another or holding placed ones, one already there, one
+  ///   that failed, or after shutdown. Nothing changed then.
+  public func move(_ boundary: String, to residence: Residence) throws(MoveRefusal) -> Duration {
+    guard let remote = remotes[boundary] else {
+      if limits[boundary] != nil, let outer = order.first(where: { boundary.hasPrefix($0 + ".") }) {
+        throw .insidePlacedBoundary(boundary: boundary, outer: outer)
+      }
+      throw .notPlaced(boundary: boundary, placed: order)
+    }
+    let inner = limits.keys.filter { $0.hasPrefix(boundary + ".") }.sorted()
+    guard inner.isEmpty else { throw .holdsPlacedBoundaries(boundary: boundary, inner: inner) }
+    return try remote.move(to: residence)
+  }
+
+  /// Where placed `boundary`'s child runs now; nil for a boundary this composition's workers
+  /// do not serve.
+  ///
+  /// ```swift
+  /// composition.residence(of: "counter1")  // .worker, as placed
+  /// ```
+  public func residence(of boundary: String) -> Residence? {
+    remotes[boundary]?.residence
+  }
+
   /// The host's side of placed boundary `path`, for the control endpoint.
   func remote(_ path: String) -> RemoteBoundary? { remotes[path] }
 

@@ -5,8 +5,8 @@ package import Transport
 
 /// The control endpoint of a running composition: a distributed actor that another process of
 /// the same user reaches through the composition's control socket (`Composition.startControl()`)
-/// to see its workers and inject faults, as `./compose.sh ps`, `kill`, `stop`, `slow` and `down`
-/// do.
+/// to see its workers, inject faults and move boundaries, as `./compose.sh ps`, `kill`, `stop`,
+/// `slow`, `move` and `down` do.
 ///
 /// ```swift
 /// let control = try CompositionControl.resolve(id: CompositionControl.id, using: system)
@@ -74,6 +74,7 @@ package distributed actor CompositionControl {
     if let failure = remote.failure {
       throw ControlError.boundaryFailed(boundary: boundary, reason: failure)
     }
+    guard remote.residence == .worker else { throw ControlError.inHost(boundary: boundary) }
     let delivery =
       signal == .kill
       ? remote.killAndRestart(worker: index)?.delivery
@@ -93,6 +94,17 @@ package distributed actor CompositionControl {
       throw ControlError.delayOutOfRange(milliseconds: milliseconds, limit: Self.longestReplyDelay)
     }
     remote.replyDelay = milliseconds
+  }
+
+  /// Moves placed `boundary` to `residence` while the composition runs, as
+  /// `./compose.sh move` asks, and returns how long the move took, in nanoseconds: see
+  /// `Composition.move(_:to:)`.
+  ///
+  /// - Throws: `MoveRefusal`, which reaches the caller as itself, when the boundary cannot
+  ///   move there; `ControlError.shuttingDown` once the composition is going down.
+  package distributed func move(boundary: String, to residence: Residence) throws -> Int {
+    guard let composition = composition.value else { throw ControlError.shuttingDown }
+    return Int(try composition.move(boundary, to: residence) / .nanoseconds(1))
   }
 
   /// Takes the composition down, as `./compose.sh down` asks: after this call has answered,

@@ -16,6 +16,8 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
   case boundaryFailed(boundary: String, reason: BoundaryFailure)
   /// Worker `index` of `boundary` is being restarted and has no process to signal.
   case workerRestarting(boundary: String, index: Int)
+  /// `boundary` was moved to the host and runs no workers to signal or slow.
+  case inHost(boundary: String)
   /// A `slow` delay outside 0...`limit` milliseconds.
   case delayOutOfRange(milliseconds: Int, limit: Int)
   /// The composition is shutting down.
@@ -56,6 +58,8 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
     case let .boundaryFailed(boundary, reason): "\(boundary) has failed and runs no workers: \(reason)"
     case let .workerRestarting(boundary, index):
       "worker \(index) of \(boundary) is not running now (it is being restarted); try again"
+    case let .inHost(boundary):
+      "\(boundary) runs in the host now (it was moved there) and has no workers; \"./compose.sh move APP \(boundary) worker\" moves it back"
     case let .delayOutOfRange(milliseconds, limit): "slow takes 0 to \(limit) ms; got \(milliseconds)"
     case .shuttingDown: "the composition is shutting down"
     case let .invalidDeadline(variable, value, allowed):

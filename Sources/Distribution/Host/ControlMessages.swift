@@ -50,6 +50,9 @@ extension Wire {
     package var memoryLimit: Int?
     package var cpuPercent: Int?
     package var fileLimit: Int?
+    /// Where the child runs now, and how long its last move took (nil: it never moved).
+    package var residence: Residence = .worker
+    package var lastMoveNanoseconds: Int?
 
     package init(
       boundary: String, workers: [WorkerPlace], statistics: BoundaryStatistics, replyDelayMilliseconds: Int,
@@ -73,6 +76,15 @@ extension Wire {
       return snapshot
     }
 
+    /// The snapshot, with where the child runs after `move`, the last move there was.
+    func moved(_ move: (to: Residence, took: Duration)?) -> Self {
+      var snapshot = self
+      guard let move else { return snapshot }
+      snapshot.residence = move.to
+      snapshot.lastMoveNanoseconds = Int(move.took / .nanoseconds(1))
+      return snapshot
+    }
+
     package init(from reader: inout ByteReader) throws(TransportError) {
       boundary = try reader.readString()
       workers = try [WorkerPlace](from: &reader)
@@ -86,6 +98,8 @@ extension Wire {
       memoryLimit = try Int?(from: &reader)
       cpuPercent = try Int?(from: &reader)
       fileLimit = try Int?(from: &reader)
+      residence = try Residence(from: &reader)
+      lastMoveNanoseconds = try Int?(from: &reader)
     }
 
     package func write(to writer: inout ByteWriter) {
@@ -94,6 +108,8 @@ extension Wire {
       for count in [actions, bytesSent, bytesReceived, failures, stalls, replyDelayMilliseconds] { writer.write(count) }
       latency.write(to: &writer)
       for limit in [memoryLimit, cpuPercent, fileLimit] { limit.write(to: &writer) }
+      residence.write(to: &writer)
+      lastMoveNanoseconds.write(to: &writer)
     }
   }
 
@@ -178,9 +194,19 @@ extension Composition {
           return Wire.LatencyPercentiles(
             p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))
         }
-      ).limited(by: limits[process.boundary])
+      ).limited(by: limits[process.boundary]).moved(remote.lastMove)
     }
   }
+}
+
+extension Residence: WireCodable {
+  package init(from reader: inout ByteReader) throws(TransportError) {
+    let raw = try reader.readString()
+    guard let residence = Residence(rawValue: raw) else { throw .malformed("no residence \"\(raw.prefix(20))\"") }
+    self = residence
+  }
+
+  package func write(to writer: inout ByteWriter) { writer.write(rawValue) }
 }
 
 /// A control message that is a plain enum crosses as its raw value; one the enum does not

@@ -47,6 +47,8 @@ final class HostEffects: Sendable {
   /// The host's dependency values this worker was told of, which its questions are about.
   let dependencies: DependencyTable
   private let onLost: @Sendable (_ count: Int) -> Void
+  /// The proxies made for this worker and not yet let go of, for a move that drains it.
+  private let tally = ProxyTally()
   private let onFault: @Sendable (_ reason: RestartReason) -> Void
 
   /// Reads the effect messages of the worker of `boundary` from `connection`. `onClose` runs
@@ -85,10 +87,13 @@ final class HostEffects: Sendable {
   func proxy<Action: Sendable>(
     run: UInt64, decode: @escaping @Sendable ([UInt8]) throws -> Action, outcomes: Outcomes
   ) -> Effect<Action> {
-    Effect(
+    let token = tally.token()
+    return Effect(
       // The clock is read at the first sleep, not before: an effect that never sleeps must
       // not count as a use of the clock (in a test, a clock without a test value warns).
-      .run(priority: nil) { [self, dependencies = DependencyValues.current] send in
+      .run(priority: nil) { [self, token, dependencies = DependencyValues.current] send in
+        // Counted from its making (above) until the body is over, or never runs.
+        defer { withExtendedLifetime(token) {} }
         let deliveries = DeliveryQueue<Delivery>()
         switch register(run, deliveries, warningsTo: .current) {
         case .open: break
@@ -198,6 +203,12 @@ final class HostEffects: Sendable {
     case .stalled:
       return false
     }
+  }
+
+  /// Runs `action` once every proxy made so far for this worker has been let go of: now, or
+  /// when the last one goes.
+  func whenEveryProxyEnded(_ action: @escaping @Sendable () -> Void) {
+    tally.whenNone(action)
   }
 
   /// Ends every proxy, reporting them lost, and the connection.

@@ -24,6 +24,7 @@ struct PlacedBoundaries: BoundaryRunner {
     _ child: Child, atBoundary path: String, elements: [any Sendable],
     into state: inout Child.State, action: Child.Action
   ) -> Effect<Child.Action>? {
+    // A boundary moved to the host answers nil too, and runs here.
     remotes[path]?.reduce(Child.self, into: &state, action: action, elements: elements, lineage: lineage)
   }
 

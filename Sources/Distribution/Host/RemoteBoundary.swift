@@ -21,6 +21,7 @@ final class RemoteBoundary: Sendable {
   /// How many workers serve the boundary: fixed, so read without the lock.
   private let workers: Int
   private let delay = Atomic<Int>(0)
+  private let moves = Mutex<(to: Residence, took: Duration)?>(nil)
   /// The coding of the child's state and actions, made at the first action: finding out that
   /// a type is `Codable` is a conformance lookup, too slow to repeat for every action.
   private let codings = Mutex<(any Sendable)?>(nil)
@@ -67,7 +68,8 @@ final class RemoteBoundary: Sendable {
   /// Asks every running worker that has been idle for `idle` whether it still answers; one
   /// that stalls is killed, its effects reported lost, and the next action restarts it.
   func probeIdleWorkers(idleFor idle: Duration) {
-    let links = machine.withLock { $0.isOpen ? $0.members.compactMap(\.link) : [] }
+    // Drained workers too: one that stopped would keep its effects, and itself, for ever.
+    let links = machine.withLock { $0.isOpen ? $0.members.compactMap(\.link) + $0.draining : [] }
     for link in links {
       do {
         try link.probe(ifIdleFor: idle)
@@ -79,6 +81,44 @@ final class RemoteBoundary: Sendable {
         // A worker that died or misbehaved is restarted by the next action, which says why.
       }
     }
+  }
+
+  /// Where the child runs now.
+  var residence: Residence { machine.withLock { $0.residence } }
+
+  /// Where the last move took the boundary and how long it took; nil before any.
+  var lastMove: (to: Residence, took: Duration)? { moves.withLock { $0 } }
+
+  /// Moves the boundary to `destination` and returns how long it took, until the next action
+  /// could run there: to the host at once (the workers are then let go, each retiring once
+  /// the effects it runs have ended); to workers once every worker of the pool has started
+  /// from nothing, to be given the host's copy of the state with its first action. Actions
+  /// that come meanwhile wait, then run once.
+  ///
+  /// - Throws: `MoveRefusal` when the boundary is there already, has failed (before the
+  ///   move, or because its workers could not start), or stopped.
+  func move(to destination: Residence) throws(MoveRefusal) -> Duration {
+    let began = ContinuousClock.now
+    let commands = machine.withLock { machine in
+      Result { () throws(MoveRefusal) in
+        try destination == .host ? machine.moveToHost() : machine.moveToWorkers()
+      }
+    }
+    let took: Duration
+    switch destination {
+    case .host:
+      // The next action runs in the host from here on; letting the workers go is tidying up.
+      took = began.duration(to: .now)
+      perform(try commands.get())
+    case .worker:
+      perform(try commands.get())
+      for index in 0..<workers { _ = acquire(index) }
+      if let failure { throw .failed(boundary: path, reason: failure) }
+      took = began.duration(to: .now)
+    }
+    moves.withLock { $0 = (destination, took) }
+    report(.moved(boundary: path, to: destination, duration: took))
+    return took
   }
 
   /// Kills the worker at `index` with SIGKILL, as a crash would: for fault injection.
@@ -136,13 +176,16 @@ final class RemoteBoundary: Sendable {
   }
 
   /// Runs `action` on `state`, a store of `lineage`'s, in the worker that serves the child of
-  /// `elements`, and returns the child's effects as the host runs them.
+  /// `elements`, and returns the child's effects as the host runs them; nil when the
+  /// boundary was moved to the host, which runs the child itself.
   func reduce<Child: Reducer>(
     _: Child.Type, into state: inout Child.State, action: Child.Action, elements: [any Sendable], lineage: UInt64
-  ) -> Effect<Child.Action> {
+  ) -> Effect<Child.Action>? {
+    guard machine.withLock({ $0.enter() }) else { return nil }
+    defer { perform(machine.withLock { $0.leave() }) }
     guard let (states, actions) = coding(Child.State.self, Child.Action.self) else {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
-      return .none
+      return Effect.none
     }
     let place: (slot: [UInt8], index: Int)
     let actionBytes: [UInt8]
@@ -151,7 +194,7 @@ final class RemoteBoundary: Sendable {
       actionBytes = try actions.encode(action)
     } catch {
       report(.actionFailed(boundary: path, reason: "\(error)"))
-      return .none
+      return Effect.none
     }
     let name = instrument.wantsActionNames ? Self.name(of: action) : nil
     return exchange(
@@ -175,9 +218,15 @@ final class RemoteBoundary: Sendable {
   private func exchange<State, Action: Sendable>(
     slot: [UInt8], index: Int, lineage: UInt64, action: [UInt8], named name: String?, state: inout State,
     states: ValueCoding<State>, actions: ValueCoding<Action>
-  ) -> Effect<Action> {
+  ) -> Effect<Action>? {
     while true {
-      guard let current = acquire(index) else { return .none }
+      let current: WorkerLink
+      switch acquire(index) {
+      case let .worker(link): current = link
+      // Moved to the host while this action waited for a worker: it runs there, once.
+      case .host: return nil
+      case .nothing: return Effect.none
+      }
       do {
         while true {
           let (reply, base) = try answer(
@@ -202,13 +251,13 @@ final class RemoteBoundary: Sendable {
             }
           case let .failed(reason):
             report(.actionFailed(boundary: path, reason: reason))
-            return .none
+            return Effect.none
           case .dropped, .pong:
             throw DistributionError.protocolViolation("worker \(current.pid) answered a run with \"\(reply)\"")
           }
         }
       } catch {
-        guard restart(index, abandoning: current, after: error) else { return .none }
+        guard restart(index, abandoning: current, after: error) else { return Effect.none }
       }
     }
   }
@@ -279,15 +328,26 @@ final class RemoteBoundary: Sendable {
     return description.count > 80 ? description.prefix(79) + "…" : description
   }
 
-  /// The running worker at `index`, waited for while it starts (outside the lock); nil once
-  /// the boundary has failed or stopped.
-  private func acquire(_ index: Int) -> WorkerLink? {
+  /// What an action finds at place `index`, once any start there has ended.
+  private enum Found {
+    case worker(WorkerLink)
+    /// The boundary was moved to the host: the host runs the action.
+    case host
+    /// The boundary failed or stopped: the action changes nothing.
+    case nothing
+  }
+
+  /// The running worker at `index`, waited for while it starts (outside the lock); the host,
+  /// read under the same lock, once the boundary was moved there.
+  private func acquire(_ index: Int) -> Found {
     while true {
-      switch machine.withLock({ $0.member(at: index) }) {
+      switch machine.withLock({ $0.residence == .host ? nil : $0.member(at: index) }) {
+      case nil:
+        return .host
       case .empty:
-        return nil
+        return .nothing
       case let .running(link):
-        return link
+        return .worker(link)
       case let .starting(start):
         // Then the place holds the worker it started, or the successor of a start that failed.
         start.wait()
@@ -332,6 +392,10 @@ final class RemoteBoundary: Sendable {
       case let .retire(link): link.retire()
       case let .letGo(link, reason): link.letGo(because: reason)
       case let .launch(index, start, delay, reason): launch(at: index, for: start, after: delay, restarting: reason)
+      case let .drain(link):
+        link.effects.whenEveryProxyEnded { [weak self] in
+          self.map { $0.perform($0.machine.withLock { $0.drained(link) }) }
+        }
       case let .drop(slot, link):
         // A worker that is gone or fails this has nothing left to forget: the next action
         // finds it gone and starts a successor, empty.

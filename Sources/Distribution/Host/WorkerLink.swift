@@ -31,6 +31,9 @@ final class WorkerLink: Sendable {
 
   var pid: Int32 { process.pid }
 
+  /// Worker starts in this process so far, which number their sockets.
+  private static let starts = Atomic<UInt64>(0)
+
   /// Why a link is used no more.
   private enum Ending {
     /// The worker failed, and was killed.
@@ -53,7 +56,9 @@ final class WorkerLink: Sendable {
     let secret = LaunchSecret.random()
     // A directory removed under a running host (a /tmp cleaner, a user) is made again.
     try plan.directory.ensureExists()
-    let listener = try UnixListener(path: plan.directory.path(for: name))
+    // A socket of its own for each start: a move can start a worker at a place while the
+    // start it cut off (a retirement's successor) still listens there.
+    let listener = try UnixListener(path: plan.directory.path(for: "\(name).\(Self.starts.add(1, ordering: .relaxed).newValue)"))
     defer { listener.close() }
     let forked = plan.templates?.fork(
       name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, brief: plan.inner.brief,

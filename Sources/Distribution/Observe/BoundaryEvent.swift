@@ -12,8 +12,9 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
   case workerStarted(boundary: String, pid: Int32)
   /// A worker's connection ended: it exited, crashed or was killed.
   case workerExited(boundary: String, pid: Int32)
-  /// A worker was let go because the child state it served left the host's state; a fresh
-  /// worker takes its place.
+  /// A worker was let go on purpose: the child state it served left the host's state (a
+  /// fresh worker takes its place), or its boundary moved to the host and the effects it
+  /// still ran have ended.
   case workerRetired(boundary: String, pid: Int32)
   /// A worker was started again after `reason`, from the host's copy of the child state.
   case workerRestarted(boundary: String, pid: Int32, reason: RestartReason)
@@ -33,6 +34,10 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
   /// A worker reached `limit`, set in the placement, and the kernel ended it; it is restarted
   /// like a crashed one.
   case limitExceeded(boundary: String, pid: Int32, limit: ResourceLimit)
+  /// The boundary moved to `residence` while the composition ran (`Composition.move`), in
+  /// `duration`: from the request to the moment its next action could run there (for a move
+  /// to workers, once they had started).
+  case moved(boundary: String, to: Residence, duration: Duration)
   /// `event` happened to a worker that a worker serving `parent` started for a boundary placed
   /// inside `parent` (nested placement), which supervises it; the worker reported it up. At
   /// depth 3 and below, `event` is itself `nested`.
@@ -43,7 +48,7 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     switch self {
     case let .workerStarted(boundary, pid): "worker \(pid) serves \(boundary)"
     case let .workerExited(boundary, pid): "worker \(pid) (\(boundary)) is gone"
-    case let .workerRetired(boundary, pid): "worker \(pid) (\(boundary)) retired with its child"
+    case let .workerRetired(boundary, pid): "worker \(pid) (\(boundary)) retired"
     case let .workerRestarted(boundary, pid, reason):
       "worker \(pid) restarted for \(boundary) after: \(reason)"
     case let .workerStalled(boundary, pid, deadline):
@@ -53,6 +58,8 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     case let .boundaryFailed(boundary, reason): "boundary \(boundary) failed: \(reason)"
     case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"
     case let .limitExceeded(boundary, pid, limit): "\(boundary) worker \(pid) exceeded its \(limit)"
+    case let .moved(boundary, residence, duration):
+      "\(boundary) moved to the \(residence) in \(duration)"
     case let .nested(parent, event): "\(event.innermost) (reported by \(parent)'s worker, depth \(depth))"
     }
   }
@@ -84,7 +91,7 @@ extension BoundaryEvent {
     case let .workerStarted(boundary, _), let .workerExited(boundary, _), let .workerRetired(boundary, _),
       let .workerRestarted(boundary, _, _), let .workerStalled(boundary, _, _), let .connectionRefused(boundary, _),
       let .effectsLost(boundary, _), let .boundaryFailed(boundary, _), let .actionFailed(boundary, _),
-      let .limitExceeded(boundary, _, _):
+      let .limitExceeded(boundary, _, _), let .moved(boundary, _, _):
       boundary
     case let .nested(_, event): event.boundary
     }

@@ -55,7 +55,7 @@ public struct BoundaryTimings: Sendable, Equatable {
     case let .effectsLost(_, count): effectsLost += count
     // An inner worker's event is its parent worker's business, not a crossing of this boundary.
     case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed, .limitExceeded,
-      .nested:
+      .nested, .moved:
       break
     }
   }

@@ -72,11 +72,27 @@ package struct CancelKey: Hashable, Sendable {
 
   /// True when cancelling `self` reaches an effect registered under `key`: same identifier,
   /// and `key` lives here or below. An identifier that came from a worker matches by its
-  /// description.
+  /// description, whichever of the two it is.
   func covers(_ key: CancelKey) -> Bool {
-    guard key.path.hasPrefix(path) else { return false }
+    key.path.hasPrefix(path) && hasSameID(as: key)
+  }
+
+  /// True when `key` is this very key: the same place, and the same identifier. What
+  /// `cancelInFlight` cancels.
+  func isSame(as key: CancelKey) -> Bool {
+    key.path == path && hasSameID(as: key)
+  }
+
+  /// Whether the two identifiers are the same, one of them perhaps described by a worker:
+  /// an effect of a worker's cancelled from the host, or (once a boundary moved) an effect
+  /// of the host's cancelled by a worker.
+  private func hasSameID(as key: CancelKey) -> Bool {
     if id == key.id { return true }
-    guard let id, let foreign = key.id?.base.base as? ForeignHashable else { return false }
-    return foreign == ForeignHashable(describing: id)
+    guard let id, let other = key.id else { return false }
+    switch (id.base.base as? ForeignHashable, other.base.base as? ForeignHashable) {
+    case (nil, let foreign?): return foreign == ForeignHashable(describing: id)
+    case (let foreign?, nil): return foreign == ForeignHashable(describing: other)
+    default: return false
+    }
   }
 }

@@ -7,6 +7,15 @@ package struct ForeignHashable: Hashable, Sendable {
 
   package init(describing value: AnyHashableSendable) {
     let base = value.base.base
-    description = "\(String(reflecting: type(of: base)))(\(String(reflecting: base)))"
+    description = Self.withoutAddresses("\(String(reflecting: type(of: base)))(\(String(reflecting: base)))")
+  }
+
+  /// `text` with the addresses that the names of private types carry ("Timer.(unknown context
+  /// at $55f9cf4c90c8).CancelID") left out: they differ from one process to the next, and
+  /// between a host and its workers' executable, where the same id must describe itself the
+  /// same (a feature's private `CancelID` cancelled from the other side of a boundary).
+  static func withoutAddresses(_ text: String) -> String {
+    guard text.contains("(unknown context at $") else { return text }
+    return text.replacing(/\(unknown context at \$[0-9a-fA-F]+\)/, with: "(private)")
   }
 }

@@ -75,7 +75,7 @@ final class EffectRegistry: Sendable {
 
   /// Cancels the effects registered under exactly `key`.
   func cancel(exactly key: CancelKey) {
-    cancel { $0.contains(key) }
+    cancel { $0.contains(where: key.isSame) }
   }
 
   func cancelAll() {

@@ -68,6 +68,9 @@ enum ControlCommand {
         milliseconds == 0
           ? "\(request.app): the replies of \(boundary) are no longer held"
           : "\(request.app): every reply of \(boundary) is held \(milliseconds) ms")
+    case let .move(boundary, residence):
+      let took = try await target.calling { try await control.move(boundary: boundary, to: residence) }
+      terminal.say("\(request.app): moved \(boundary) to the \(residence) in \(TimingsTable.duration(UInt64(took)))")
     case .down:
       try await down(target, control, terminal: terminal)
     case .up, .logs, .top:

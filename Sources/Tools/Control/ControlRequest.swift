@@ -3,7 +3,7 @@ import BulkheadDistribution
 
 /// What a control command line asks of a detached composition: the host's
 /// `--control APP VERB ...`, which `./compose.sh up`, `ps`, `top`, `logs`, `kill`, `stop`,
-/// `cont`, `slow` and `down` run.
+/// `cont`, `slow`, `move` and `down` run.
 ///
 /// ```swift
 /// try ControlRequest(parsing: ["--control", "timers", "kill", "timers", "1"])
@@ -18,6 +18,7 @@ struct ControlRequest: Equatable {
     case logs(boundary: String?, follow: Bool)
     case signal(Wire.WorkerSignal, boundary: String, index: Int)
     case slow(boundary: String, milliseconds: Int)
+    case move(boundary: String, to: Residence)
     case down
   }
 
@@ -26,7 +27,7 @@ struct ControlRequest: Equatable {
 
   static func usage(program: String) -> String {
     "usage: \(program) --control APP up [--placement FILE] | ps | top | logs [BOUNDARY] [-f] "
-      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | down"
+      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | move BOUNDARY host|worker | down"
   }
 
   /// Reads `arguments` when they start with `--control`; nil when they do not. The error
@@ -71,6 +72,12 @@ struct ControlRequest: Equatable {
     case "slow":
       try count(2...2, "a BOUNDARY and a delay in MS")
       self.verb = .slow(boundary: operands[0], milliseconds: try number(operands[1], what: "the delay MS"))
+    case "move":
+      try count(2...2, "a BOUNDARY and where to move it, host or worker")
+      guard let residence = Residence(rawValue: operands[1]) else {
+        throw wrong("move takes host or worker after the BOUNDARY; got \"\(operands[1])\"")
+      }
+      self.verb = .move(boundary: operands[0], to: residence)
     default:
       throw wrong("unknown command \"\(verb)\"")
     }

@@ -75,7 +75,7 @@ struct ControlTarget: Sendable {
   /// What a call's `error` means for this composition: what the host refused, as the host
   /// threw it, or why the host could not be heard.
   func describing(_ error: any Error) -> any Error {
-    if error is ControlError || error is DistributionError { return error }
+    if error is ControlError || error is DistributionError || error is MoveRefusal { return error }
     switch error as? RemoteCallError {
     case .deadlineExceeded?:
       return ControlError.noAnswer(app: app, pid: run.pid, timeout: Self.callTimeout)

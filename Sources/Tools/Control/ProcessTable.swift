@@ -53,8 +53,10 @@ struct ProcessTable {
         let limits =
           limited == nil
           ? [] : LimitColumns.cells(of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { ProcessState(of: Int32($0))?.residentKilobytes })
+        // A boundary moved to the host runs in the host's process: "host" where a pid was.
+        let process = boundary.residence == .host ? ["host", "-", "-"] : columns(worker.pid)
         rows.append(
-          [boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid) + limits
+          [boundary.boundary, String(index)] + process + [String(worker.restarts)] + usage(worker.pid) + limits
             + [String(snapshot.hostPID)])
         rows += worker.pid.map { rowsBelow(Int32($0)) } ?? []
       }

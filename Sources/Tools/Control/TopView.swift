@@ -105,8 +105,9 @@ struct TopView {
     ]
     rows.append(["(host)"] + process(sample.snapshot.hostPID))
     for boundary in sample.snapshot.boundaries {
+      // A boundary moved to the host runs in the host's process: "host" where its workers' pids were.
       rows.append(
-        [boundary.boundary, "", "", "", "", String(boundary.actions),
+        [boundary.boundary, boundary.residence == .host ? "host" : "", "", "", "", String(boundary.actions),
          rate(\.actions, of: boundary).map(Amount.decimal) ?? "-",
          rate(\.bytesSent, of: boundary).map(Amount.bytes) ?? "-",
          rate(\.bytesReceived, of: boundary).map(Amount.bytes) ?? "-",
@@ -114,7 +115,7 @@ struct TopView {
          boundary.latency.map { Amount.latency(microseconds: $0.p99) } ?? "-",
          String(boundary.workers.map(\.restarts).reduce(0, +)),
          boundary.replyDelayMilliseconds > 0 ? "\(boundary.replyDelayMilliseconds) ms" : "-"])
-      for (index, worker) in boundary.workers.enumerated() {
+      for (index, worker) in boundary.workers.enumerated() where boundary.residence == .worker {
         let limits =
           limited == nil
           ? [] : [""] + LimitColumns.cells(
@@ -126,7 +127,12 @@ struct TopView {
       }
     }
     let clock = Date().formatted(date: .omitted, time: .standard)
+    let moves = sample.snapshot.boundaries.compactMap { boundary in
+      boundary.lastMoveNanoseconds.map {
+        "\(boundary.boundary) moved to the \(boundary.residence) in \(TimingsTable.duration(UInt64($0)))"
+      }
+    }
     return ["\(target.app): host pid \(sample.snapshot.hostPID)   \(clock)   q or Ctrl-C quits"] + (limited.map { [$0] } ?? []) + [""]
-      + TextTable(rows).lines
+      + TextTable(rows).lines + (moves.isEmpty ? [] : ["", "last moves: " + moves.joined(separator: "; ")])
   }
 }

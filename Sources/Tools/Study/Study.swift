@@ -235,7 +235,7 @@ final class StudyRecorder: Sendable {
       case .workerRestarted: .restart
       case .effectsLost: .effectsLost
       case .boundaryFailed, .actionFailed: .failure
-      case .workerStarted, .workerRetired, .connectionRefused, .nested: nil
+      case .workerStarted, .workerRetired, .connectionRefused, .nested, .moved: nil
       }
     guard let kind else { return }
     let text: String =

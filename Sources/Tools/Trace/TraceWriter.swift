@@ -174,6 +174,7 @@ public final class TraceWriter: BoundaryInstrument {
       case .connectionRefused: (pid, name) = (hostPid, "connection refused")
       case .boundaryFailed: (pid, name) = (hostPid, "boundary failed")
       case .actionFailed: (pid, name) = (hostPid, "action failed")
+      case let .moved(_, residence, _): (pid, name) = (hostPid, "moved to the \(residence)")
       case .nested: (pid, name) = (hostPid, "event")  // `innermost` is never nested
       }
       state.file.append(
