@@ -12,12 +12,14 @@
 #                                       in the host) and report the first step that differs
 #   ./compose.sh list                   list the apps and the placement files
 #   ./compose.sh boundaries APP         list the boundaries of APP that a placement can name
-#   ./compose.sh study APP [REPORT] [--fault-at N]
+#   ./compose.sh study APP [REPORT] [--fault-at N] [--live]
 #                                       run APP's script with each boundary in the host, in a worker
 #                                       (under the limits placements/APP.placement gives it),
 #                                       and killed and stalled there at action N of the script
 #                                       (default: halfway); print a table and write an HTML
-#                                       report (default: APP-study.html here)
+#                                       report (default: APP-study.html here); --live moves the
+#                                       boundaries in one running composition instead of
+#                                       starting one per placement
 #   ./compose.sh test                   run the whole test suite (this package and Samples/)
 #   ./compose.sh bench                  run the benchmark (release build): the date and load of
 #                                       the run, then its figures as Markdown tables
@@ -45,7 +47,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,38p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,43p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -252,6 +254,7 @@ case "$command" in
       case "$1" in
         --fault-at) [ $# -ge 2 ] || fail "--fault-at takes the number of an action of the script"
           study_options+=(--fault-at "$2"); shift 2 ;;
+        --live) study_options+=(--live); shift ;;
         *) study_arguments+=("$1"); shift ;;
       esac
     done

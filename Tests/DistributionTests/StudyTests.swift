@@ -49,6 +49,27 @@ import Testing
     #expect(table.contains("kill counter1 worker 0, action"))
   }
 
+  /// `--live`: one composition, the placements reached by moving boundaries; the same runs,
+  /// faults and counts as a study that starts a composition per placement.
+  @Test func aLiveStudyMovesTheBoundariesOfOneCompositionAndMeasuresTheSameRuns() async throws {
+    let progress = Log<String>()
+    let runs = try await Study(app: Self.app, command: .executable(workerExecutable, app: Self.app.name), rounds: 2, live: true)
+      .run(progress: progress.append)
+    let boundaries = Self.app.boundaries.map(\.path)
+    #expect(runs.count == 1 + 3 * boundaries.count)
+    let inHost = try #require(runs.first)
+    #expect(inHost.placement == "in the host" && inHost.bytesCrossed == 0)
+    for boundary in boundaries {
+      #expect(progress.all.contains { $0.hasPrefix("  moved \(boundary) to the worker in ") }, "\(progress.all)")
+      #expect(progress.all.contains { $0.hasPrefix("  moved \(boundary) to the host in ") })
+      let placed = runs.filter { $0.placed == [boundary] }
+      let measured = try #require(placed.first { $0.fault == nil })
+      #expect(measured.actions == inHost.actions && measured.bytesCrossed > 0)
+      let killed = try #require(placed.first { $0.fault == .kill(boundary: boundary) })
+      #expect(killed.restarts >= 1 && killed.recovery != nil)
+    }
+  }
+
   /// A boundary inside another is studied two deep too: in the outer boundary's worker, and
   /// killed there, where the outer worker restarts it and says so up to the host.
   @Test func aBoundaryInsideAnotherIsStudiedInItsParentsWorkerAndKilledThere() async throws {

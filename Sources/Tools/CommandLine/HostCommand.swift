@@ -87,7 +87,7 @@ public enum HostCommand {
       if boundaries.isEmpty { terminal.say("\(name) has no boundaries: none of its reducers is a Scope, ifLet or forEach child") }
       for boundary in boundaries { terminal.say("\(boundary)") }
       exit(0)
-    case let .study(name, report, placementFile, faultAt):
+    case let .study(name, report, placementFile, faultAt, live):
       let selected = app(named: name)
       do {
         let command =
@@ -95,7 +95,7 @@ public enum HostCommand {
             try WorkerCommand.executable(named: executable, app: name)
           } ?? .thisExecutable(app: name)
         let limits = try placementFile.map { file throws(DistributionError) in try Placement(contentsOf: file) }
-        try await StudySession(app: selected, command: command, limits: limits, terminal: terminal, faultAt: faultAt)
+        try await StudySession(app: selected, command: command, limits: limits, terminal: terminal, faultAt: faultAt, live: live)
           .run(report: report)
       } catch {
         terminal.fail("\(error)")
@@ -173,13 +173,14 @@ enum HostRequest: Equatable {
   case replay(file: String, placement: String?)
   /// `--study NAME`: the app's script in each placement and under faults (`Study`), each
   /// boundary under the limits `placement` gives it.
-  /// `--fault-at N` lands the faults on action N of one pass of the script.
-  case study(app: String, report: String?, placement: String? = nil, faultAt: Int? = nil)
+  /// `--fault-at N` lands the faults on action N of one pass of the script; `--live` compares
+  /// the placements by moving boundaries in one running composition.
+  case study(app: String, report: String?, placement: String? = nil, faultAt: Int? = nil, live: Bool = false)
   /// `--bulkhead-host`: says that this executable is a Bulkhead host, for `compose.sh`.
   case identify
 
   static func usage(program: String) -> String {
-    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] [--placement FILE] [--fault-at N] | --control APP COMMAND"
+    "usage: \(program) --list | --boundaries NAME | --app NAME [--placement FILE] [--hold | --up] [--record FILE] [--trace FILE] | --replay FILE [--placement FILE] | --study NAME [--report FILE] [--placement FILE] [--fault-at N] [--live] | --control APP COMMAND"
   }
 
   /// Reads `arguments`, options in any order; the error names what is wrong, then the usage.
@@ -196,7 +197,7 @@ enum HostRequest: Equatable {
         guard options[option] == nil else { throw wrong("\(option) is given twice") }
         guard let value = rest.popFirst(), !value.hasPrefix("--") else { throw wrong("\(option) needs a value") }
         options[option] = value
-      case "--list", "--hold", "--up", "--help", "-h", "--bulkhead-host":
+      case "--list", "--hold", "--up", "--help", "-h", "--bulkhead-host", "--live":
         guard flags.insert(option).inserted else { throw wrong("\(option) is given twice") }
       default:
         throw wrong(option.hasPrefix("-") ? "unknown option \"\(option)\"" : "unexpected argument \"\(option)\"")
@@ -204,7 +205,9 @@ enum HostRequest: Equatable {
     }
     let modes = [options["--app"], options["--boundaries"], options["--replay"], options["--study"]].map { $0 != nil } + [flags.contains("--list")]
     guard modes.filter({ $0 }).count <= 1 else { throw wrong("--app, --boundaries, --list, --replay and --study go alone") }
-    if let option = ["--report", "--fault-at"].first(where: { options[$0] != nil }), options["--study"] == nil {
+    if let option = ["--report", "--fault-at"].first(where: { options[$0] != nil }) ?? (flags.contains("--live") ? "--live" : nil),
+      options["--study"] == nil
+    {
       throw wrong("\(option) goes with --study")
     }
     let faultAt = try options["--fault-at"].map { text throws(DistributionError) in
@@ -242,7 +245,9 @@ enum HostRequest: Equatable {
     } else if let file = options["--replay"] {
       self = .replay(file: file, placement: options["--placement"])
     } else if let app = options["--study"] {
-      self = .study(app: app, report: options["--report"], placement: options["--placement"], faultAt: faultAt)
+      self = .study(
+        app: app, report: options["--report"], placement: options["--placement"], faultAt: faultAt,
+        live: flags.contains("--live"))
     } else if let app = options["--boundaries"] {
       self = .boundaries(app: app)
     } else {

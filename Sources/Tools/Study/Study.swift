@@ -28,10 +28,13 @@ package struct Study {
   /// The action of one pass of the script that the faults land on, counted from 1; nil for
   /// the one halfway through.
   package let faultAt: Int?
+  /// Whether placements are compared by moving boundaries in one running composition
+  /// (`runLive`) rather than by starting one composition per placement.
+  package let live: Bool
 
   package init(
     app: ScriptedApp, command: WorkerCommand, rounds: Int = 10, deadline: Duration = .milliseconds(500),
-    limits: Placement? = nil, faultAt: Int? = nil
+    limits: Placement? = nil, faultAt: Int? = nil, live: Bool = false
   ) {
     self.app = app
     self.command = command
@@ -39,6 +42,7 @@ package struct Study {
     self.deadline = deadline
     self.limits = limits
     self.faultAt = faultAt
+    self.live = live
   }
 
   /// Every run of the study, in order: in the host, each boundary in a worker, then each
@@ -49,6 +53,7 @@ package struct Study {
   ///
   /// - Throws: `DistributionError.usage` when `faultAt` is past the script's last action.
   package func run(progress: (String) -> Void = { _ in }) async throws -> [StudyRun] {
+    if live { return try await runLive(progress: progress) }
     let boundaries = app.boundaries.map(\.path)
     let trees = boundaries.compactMap { boundary in
       boundaries.last { boundary.hasPrefix($0 + ".") }.map { (outer: $0, inner: boundary) }
@@ -61,12 +66,7 @@ package struct Study {
     }
     say("every boundary in the host, the script \(rounds) time(s)")
     var runs = [try await measure(placing: [], fault: nil, rounds: rounds)]
-    let actions = runs[0].actions / rounds
-    let at = faultAt ?? max(1, actions / 2)
-    guard (1...max(1, actions)).contains(at) else {
-      throw DistributionError.usage(
-        "--fault-at \(at): one pass of \(app.name)'s script runs \(actions) action(s); choose one from 1 to \(actions)")
-    }
+    let (at, actions) = try faultAction(inHost: runs[0])
     func study(placing placed: [String], faults: [StudyRun.Fault], in words: String) async throws {
       say("\(words), the script \(rounds) time(s)")
       guard let measured = try? await measure(placing: placed, fault: nil, rounds: rounds) else {
@@ -92,13 +92,25 @@ package struct Study {
   }
 
   /// `fault.at` counts the script's actions from 1.
-  private func measure(placing boundaries: [String], fault: (StudyRun.Fault, at: Int)?, rounds: Int) async throws -> StudyRun {
-    let entries = boundaries.map { path in
-      let limited = limits?.entries.first { $0.path == path }
-      return Placement.Entry(
-        path: path, deadline: deadline, memoryLimit: limited?.memoryLimit, cpuPercent: limited?.cpuPercent,
-        fileLimit: limited?.fileLimit)
+  /// The action the faults land on, and the number of actions in one pass of the script, as
+  /// the run with every boundary in the host counted them.
+  ///
+  /// - Throws: `DistributionError.usage` when `faultAt` is past the script's last action.
+  func faultAction(inHost run: StudyRun) throws -> (at: Int, actions: Int) {
+    let actions = run.actions / rounds
+    let at = faultAt ?? max(1, actions / 2)
+    guard (1...max(1, actions)).contains(at) else {
+      throw DistributionError.usage(
+        "--fault-at \(at): one pass of \(app.name)'s script runs \(actions) action(s); choose one from 1 to \(actions)")
     }
+    return (at, actions)
+  }
+
+  /// In a `live` composition, `boundaries` are the ones in workers now.
+  func measure(
+    placing boundaries: [String], fault: (StudyRun.Fault, at: Int)?, rounds: Int, live: LiveComposition? = nil
+  ) async throws -> StudyRun {
+    let entries = boundaries.map(entry(for:))
     let limitWords = entries.flatMap { entry in
       [entry.memoryLimit.map { "\(ResourceLimit.memory(bytes: $0))" }, entry.cpuPercent.map { "cpu \($0)%" }, entry.fileLimit.map { "files \($0)" }]
         .compactMap(\.self)
@@ -107,11 +119,23 @@ package struct Study {
       StudyRun(
         placement: Self.words(placing: boundaries) + (limitWords.isEmpty ? "" : ", " + limitWords.joined(separator: " ")),
         placed: boundaries, fault: fault?.0, faultAction: fault?.at))
-    let placement = Placement(file: "study", entries: entries)
-    let composition = try boundaries.isEmpty
-      ? nil
-      : Composition(root: app.root(), placement: placement, command: command, onEvent: recorder.note)
-    defer { composition?.shutdown() }
+    let composition: Composition?
+    if let live {
+      live.listen(recorder)
+      composition = live.composition
+    } else {
+      composition = try boundaries.isEmpty
+        ? nil
+        : Composition(
+          root: app.root(), placement: Placement(file: "study", entries: entries), command: command, onEvent: recorder.note)
+    }
+    defer { if live == nil { composition?.shutdown() } }
+    func crossed() -> Int {
+      boundaries.reduce(0) { total, boundary in
+        total + (composition?.statistics(of: boundary).map { $0.bytesSent + $0.bytesReceived } ?? 0)
+      }
+    }
+    let crossedBefore = crossed()
     let observer = RootObserver(
       willReduce: { index in
         recorder.willReduce()
@@ -122,11 +146,15 @@ package struct Study {
     for _ in 0..<rounds {
       await app.run(in: composition, observer: observer) { _ in }
     }
-    return recorder.finish(
-      bytesCrossed: boundaries.reduce(0) { total, boundary in
-        let crossed = composition?.statistics(of: boundary)
-        return total + (crossed.map { $0.bytesSent + $0.bytesReceived } ?? 0)
-      })
+    return recorder.finish(bytesCrossed: crossed() - crossedBefore)
+  }
+
+  /// `path`'s placement entry: the study's deadline, and the limits the app's placement gives it.
+  func entry(for path: String) -> Placement.Entry {
+    let limited = limits?.entries.first { $0.path == path }
+    return Placement.Entry(
+      path: path, deadline: deadline, memoryLimit: limited?.memoryLimit, cpuPercent: limited?.cpuPercent,
+      fileLimit: limited?.fileLimit)
   }
 
   /// How a run's placement reads: "in the host", "sync in a worker", "list.rows in a worker

@@ -13,6 +13,8 @@ struct StudySession {
   let terminal: HostTerminal
   /// The action of one pass of the script the faults land on, from 1; nil for halfway.
   var faultAt: Int? = nil
+  /// Whether the placements are compared by moving boundaries in one composition.
+  var live = false
 
   func run(report: String?) async throws {
     signal(SIGPIPE, SIG_IGN)
@@ -26,8 +28,10 @@ struct StudySession {
     }
     terminal.say(
       "study of \(app.name): its script with every boundary in the host, then each of \(boundaries.joined(separator: ", ")) "
-        + "in a worker, killed and stalled " + (faultAt.map { "at action \($0)" } ?? "halfway"))
-    let runs = try await Study(app: app, command: command, limits: limits, faultAt: faultAt).run(progress: terminal.say)
+        + "in a worker, killed and stalled " + (faultAt.map { "at action \($0)" } ?? "halfway")
+        + (live ? ", in one composition whose boundaries move" : ""))
+    let runs = try await Study(app: app, command: command, limits: limits, faultAt: faultAt, live: live)
+      .run(progress: terminal.say)
     terminal.say(StudyTable(runs).text)
     guard let report else { return }
     do {
