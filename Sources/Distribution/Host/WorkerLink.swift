@@ -237,10 +237,13 @@ final class WorkerLink: Sendable {
     }
   }
 
-  /// How long the host waits, after a connection of a worker with a memory limit ended, to
-  /// learn whether the limit ended it: the end of its output follows the end of its
-  /// connections within a millisecond or so, more on a loaded machine.
-  static let limitVerdictWait: Int32 = 250
+  /// How long the host waits at most, after a connection of a worker with a memory limit
+  /// ended, to learn whether the limit ended it: the end of its output follows the end of its
+  /// connections within a millisecond or so, but hundreds of them on a loaded machine (250 ms
+  /// was seen to fall short, and the limit was reported as a plain exit). A worker that has
+  /// exited ends the wait at once; only one whose connection ended while it lives on waits it
+  /// all, before its restart.
+  static let limitVerdictWait: Int32 = 2_000
 
   /// `reason`, or, when a connection ended or broke because the worker ended at its memory
   /// limit, that limit.
