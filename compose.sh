@@ -29,6 +29,10 @@
 #   ./compose.sh logs APP [BOUNDARY] [-f]  its workers' output and events, by boundary
 #   ./compose.sh kill|stop|cont APP BOUNDARY [INDEX]  SIGKILL/SIGSTOP/SIGCONT a worker
 #   ./compose.sh slow APP BOUNDARY MS   hold every reply of BOUNDARY for MS (0: off)
+#   ./compose.sh send APP 'ACTION'      send an action to its root store, written as run prints
+#                                       it or as JSON, and print the state after it
+#   ./compose.sh send APP --file FILE   the same for each line of FILE
+#   ./compose.sh state APP [BOUNDARY] [--json]  its root state, or BOUNDARY's, as run prints it
 #   ./compose.sh down APP               stop it: workers, sockets and run file go
 #
 # run, hold, replay, list, boundaries, study and up take --package PATH --product NAME first, to
@@ -42,7 +46,7 @@ cd "$(dirname "$0")"
 root="$PWD"
 
 usage() {
-  sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '4,42p' "$0" | sed 's/^# \{0,1\}//'
   exit 64
 }
 
@@ -210,8 +214,12 @@ case "$command" in
     placement_options "$@"
     exec "$host" --control "$1" up "${options[@]}"
     ;;
-  ps | top | logs | kill | stop | cont | slow | down)
+  ps | top | logs | kill | stop | cont | slow | down | send | state)
     [ $# -ge 1 ] || fail "$command takes an APP first (\"./compose.sh help\" shows what follows)"
+    # A file of actions is named from where compose.sh was run.
+    if [ "$command" = send ] && [ "${2:-}" = --file ] && [ $# -ge 3 ]; then
+      set -- "$1" --file "$(from_caller "$3")" "${@:4}"
+    fi
     # Any host reaches any composition; the one built already will do.
     if [ -z "${BULKHEAD_HOST:-}" ] && [ -z "$package" ] && [ -x "$root/.build/release/parent-host" ]; then
       host="$root/.build/release/parent-host"

@@ -20,6 +20,16 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
   case delayOutOfRange(milliseconds: Int, limit: Int)
   /// The composition is shutting down.
   case shuttingDown
+  /// The app's script (which `up` runs first) was still running `after` this long.
+  case scriptRunning(after: Duration)
+  /// Action `index` (from 0) of those sent does not read: `message` says where and why.
+  case actionUnreadable(index: Int, message: String)
+  /// The root action `type` is not `Decodable`, so no text makes one.
+  case notDecodable(type: String)
+  /// The state `type` is not `Encodable`, so it has no JSON.
+  case notEncodable(type: String)
+  /// No state was found at `boundary`: `known` are the boundaries of the app.
+  case noStateAt(boundary: String, known: [String])
 
   // Met by the host as it opens its control socket.
 
@@ -58,6 +68,15 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
       "worker \(index) of \(boundary) is not running now (it is being restarted); try again"
     case let .delayOutOfRange(milliseconds, limit): "slow takes 0 to \(limit) ms; got \(milliseconds)"
     case .shuttingDown: "the composition is shutting down"
+    case let .scriptRunning(after):
+      "the app's script, which up runs first, is still running after \(after); send again once it has ended"
+    case let .actionUnreadable(_, message): message
+    case let .notDecodable(type):
+      "the app's action \(type) is not Decodable, so send cannot make one from text; make it Codable"
+    case let .notEncodable(type): "the state \(type) is not Encodable, so it has no JSON; leave out --json"
+    case let .noStateAt(boundary, known):
+      "there is no boundary \"\(boundary)\"\(ClosestName.suggestion(for: boundary, among: known)) whose state could be found; "
+        + "the boundaries are: \(known.joined(separator: ", "))"
     case let .invalidDeadline(variable, value, allowed):
       "\(variable) must be a whole number of milliseconds from \(allowed.lowerBound) to \(allowed.upperBound); got \"\(value)\""
     case let .noRunDirectory(app, path):

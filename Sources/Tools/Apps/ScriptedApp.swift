@@ -31,7 +31,7 @@ public struct ScriptedApp: Sendable {
   /// ```
   public let root: @Sendable () -> any Reducer
   private let script:
-    @MainActor @Sendable (BoundaryContext?, Bool, RootObserver?, @escaping @Sendable (String) -> Void) async -> Void
+    @MainActor @Sendable (BoundaryContext?, Hold?, RootObserver?, @escaping @Sendable (String) -> Void) async -> Void
   /// Hands the app's list of actions to a driver; nil for an app with a script of its own.
   private var actionScript: (@MainActor @Sendable (BoundaryContext?, @escaping @Sendable (String) -> Void, any ScriptDriver) async -> Void)? = nil
 
@@ -46,7 +46,8 @@ public struct ScriptedApp: Sendable {
     _ name: String, summary: String, initialState: R.State, actions: [R.Action],
     awaitingEffects: Bool = true, reducer: @escaping @Sendable () -> R
   ) where R.State: Sendable {
-    self.init(name, summary: summary, initialState: initialState, reducer: reducer) { store, log in
+    self.init(name, summary: summary, initialState: initialState, reducer: reducer, awaitingEffects: awaitingEffects) {
+      store, log in
       await ActionScript(
         initialState: initialState, actions: actions, awaitingEffects: awaitingEffects, root: reducer(), log: log
       ).play(on: store)
@@ -71,6 +72,16 @@ public struct ScriptedApp: Sendable {
     _ name: String, summary: String, initialState: R.State, reducer: @escaping @Sendable () -> R,
     script: @escaping @MainActor @Sendable (Store<R.State, R.Action>, _ log: @escaping @Sendable (String) -> Void) async -> Void
   ) where R.State: Sendable {
+    self.init(name, summary: summary, initialState: initialState, reducer: reducer, awaitingEffects: false, script: script)
+  }
+
+  /// An app whose `script` drives the store; `send` waits for the effects of the actions it
+  /// sends when `awaitingEffects`, as the script of a list of actions does.
+  private init<R: Reducer>(
+    _ name: String, summary: String, initialState: R.State, reducer: @escaping @Sendable () -> R,
+    awaitingEffects: Bool,
+    script: @escaping @MainActor @Sendable (Store<R.State, R.Action>, _ log: @escaping @Sendable (String) -> Void) async -> Void
+  ) where R.State: Sendable {
     self.name = name
     self.summary = summary
     self.root = reducer
@@ -80,7 +91,10 @@ public struct ScriptedApp: Sendable {
       }
       log("state: \(initialState)")
       await script(store, log)
-      if hold { await Self.holdOpen(store, log: log) }
+      guard let hold else { return }
+      hold.publish(
+        StoreConsole(store: store, boundaries: reducer().boundaries.map(\.path), awaitingEffects: awaitingEffects))
+      await Self.holdOpen(store, log: log)
     }
   }
 
@@ -93,17 +107,32 @@ public struct ScriptedApp: Sendable {
   /// ```
   @MainActor
   public func run(hold: Bool = false, log: @escaping @Sendable (String) -> Void) async {
-    await script(nil, hold, nil, log)
+    await script(nil, hold ? Hold() : nil, nil, log)
   }
 
   /// Runs the script with the boundaries that `context` places run where its runner says; in
-  /// this process when nil. `observer` sees every action the root reducer runs.
+  /// this process when nil. `observer` sees every action the root reducer runs. With `hold`,
+  /// the store lives on after the script, published for `send` and `state`.
   @MainActor
   package func run(
-    within context: BoundaryContext?, hold: Bool, observer: RootObserver? = nil,
+    within context: BoundaryContext?, hold: Hold?, observer: RootObserver? = nil,
     log: @escaping @Sendable (String) -> Void
   ) async {
     await script(context, hold, observer, log)
+  }
+
+  /// How a store lives on after its script: held open, its effects' states shown, and
+  /// handed to `publish` for control calls to reach.
+  ///
+  /// ```swift
+  /// await app.run(within: context, hold: Hold { composition.liveRoot.publish($0) }) { print($0) }
+  /// ```
+  package struct Hold: Sendable {
+    let publish: @MainActor @Sendable (any LiveRoot) -> Void
+
+    package init(publish: @escaping @MainActor @Sendable (any LiveRoot) -> Void = { _ in }) {
+      self.publish = publish
+    }
   }
 
   /// Hands the app's list of actions to `driver`, with the boundaries that `context` places

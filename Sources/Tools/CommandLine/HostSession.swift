@@ -97,7 +97,10 @@ final class HostSession {
   /// script ends, stop the workers and remove the sockets (and the run file) before the host
   /// exits, with the shell's status for death by that signal.
   func run(hold: Bool) async {
-    await run { app, context, log in await app.run(within: context, hold: hold, log: log) }
+    await run { [composition] app, context, log in
+      let held = ScriptedApp.Hold { composition.liveRoot.publish($0) }
+      await app.run(within: context, hold: hold ? held : nil, log: log)
+    }
   }
 
   /// As `run(hold:)`, with `script` running the app in the composition's context.

@@ -64,6 +64,24 @@ enum ControlCommand {
           : "\(request.app): every reply of \(boundary) is held \(milliseconds) ms")
     case .down:
       try await down(target, control, terminal: terminal)
+    case let .send(source):
+      let actions = try source.actions()
+      let steps: [Wire.SentAction]
+      do {
+        steps = try await target.calling { try await control.send(actions: actions.map(\.text)) }
+      } catch let ControlError.actionUnreadable(index, message) where actions.indices.contains(index) {
+        throw ControlError.actionUnreadable(
+          index: index, message: "\(actions[index].place.map { "\($0): " } ?? "")the action does not read \(message)")
+      }
+      for step in steps {
+        terminal.say("→ \(step.action)")
+        terminal.say("state: \(step.state)")
+        if step.effectsRunning {
+          terminal.say("  (its effects go on: \"./compose.sh state \(request.app)\" shows what they bring)")
+        }
+      }
+    case let .state(boundary, json):
+      terminal.say(try await target.calling { try await control.state(boundary: boundary, json: json) })
     case .up, .logs, .top:
       break
     }

@@ -19,6 +19,9 @@ struct ControlRequest: Equatable {
     case signal(Wire.WorkerSignal, boundary: String, index: Int)
     case slow(boundary: String, milliseconds: Int)
     case down
+    /// Send actions: one written on the command line, or each line of a file.
+    case send(ActionSource)
+    case state(boundary: String?, json: Bool)
   }
 
   let app: String
@@ -26,7 +29,8 @@ struct ControlRequest: Equatable {
 
   static func usage(program: String) -> String {
     "usage: \(program) --control APP up [--placement FILE] | ps | top | logs [BOUNDARY] [-f] "
-      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | down"
+      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | send ACTION | send --file FILE "
+      + "| state [BOUNDARY] [--json] | down"
   }
 
   /// Reads `arguments` when they start with `--control`; nil when they do not. The error
@@ -71,6 +75,22 @@ struct ControlRequest: Equatable {
     case "slow":
       try count(2...2, "a BOUNDARY and a delay in MS")
       self.verb = .slow(boundary: operands[0], milliseconds: try number(operands[1], what: "the delay MS"))
+    case "send":
+      if operands.first == "--file" {
+        try count(2...2, "--file and a FILE of actions, one a line")
+        self.verb = .send(.file(operands[1]))
+      } else {
+        guard !operands.isEmpty else { throw wrong("send takes an ACTION, or --file FILE") }
+        // The shell may have split an action with spaces in it: it is one action all the same.
+        self.verb = .send(.text(operands.joined(separator: " ")))
+      }
+    case "state":
+      let json = operands.contains("--json")
+      let names = operands.filter { $0 != "--json" }
+      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
+        throw wrong("state takes a BOUNDARY and --json, both optional; got \(operands.joined(separator: " "))")
+      }
+      self.verb = .state(boundary: names.first, json: json)
     default:
       throw wrong("unknown command \"\(verb)\"")
     }
