@@ -56,6 +56,9 @@ import Testing
     "./compose.sh kill timers timers 1": "timers: sent SIGKILL to worker 1 of timers",
     "./compose.sh down timers": "timers is down",
     "./compose.sh replay timers.jsonl": "replay matched all 6 steps",
+    "./compose.sh send two-counters 'counter1(.incrementButtonTapped)'":
+      "state: State(counter1: Examples.Counter.State(count: 1), counter2: Examples.Counter.State(count: 0), parentObservations: 3)",
+    "./compose.sh state two-counters counter1 --json": #"{"count":1}"#,
   ]
 
   static let root = Compose.script.deletingLastPathComponent()
