@@ -20,16 +20,22 @@ package enum ClosestName {
     to(name, among: names).map { " (did you mean \"\($0)\"?)" } ?? ""
   }
 
-  /// The Levenshtein distance: insertions, deletions and substitutions, one row at a time.
+  /// The edits from one name to the other: insertions, deletions, substitutions, and swaps of
+  /// two neighbours (`sned` is one edit from `send`), as compose.sh counts them.
   private static func edits(_ from: [Character], _ to: [Character]) -> Int {
-    var previous = Array(0...to.count)
-    for (row, character) in from.enumerated() {
-      var current = [row + 1]
-      for (column, other) in to.enumerated() {
-        current.append(min(previous[column + 1] + 1, current[column] + 1, previous[column] + (character == other ? 0 : 1)))
+    var table = [[Int]](repeating: [Int](repeating: 0, count: to.count + 1), count: from.count + 1)
+    for row in 0...from.count { table[row][0] = row }
+    for column in 0...to.count { table[0][column] = column }
+    for row in stride(from: 1, through: from.count, by: 1) {
+      for column in stride(from: 1, through: to.count, by: 1) {
+        let cost = from[row - 1] == to[column - 1] ? 0 : 1
+        var best = min(table[row - 1][column] + 1, table[row][column - 1] + 1, table[row - 1][column - 1] + cost)
+        if row > 1, column > 1, from[row - 1] == to[column - 2], from[row - 2] == to[column - 1] {
+          best = min(best, table[row - 2][column - 2] + 1)
+        }
+        table[row][column] = best
       }
-      previous = current
     }
-    return previous[to.count]
+    return table[from.count][to.count]
   }
 }

@@ -41,8 +41,8 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
 
   /// There is no run directory at `path`: no composition was ever up here.
   case noRunDirectory(app: String, path: String)
-  /// There is no run file of `app` at `path`.
-  case noRunFile(app: String, path: String)
+  /// There is no run file of `app` at `path`; `running` are the apps that have one.
+  case noRunFile(app: String, path: String, running: [String])
   /// The host that wrote the run file is gone; `removed` says what was cleaned up.
   case hostGone(app: String, removed: String)
   /// The host's process `pid` lives, but its control socket refused a connection.
@@ -81,8 +81,9 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
       "\(variable) must be a whole number of milliseconds from \(allowed.lowerBound) to \(allowed.upperBound); got \"\(value)\""
     case let .noRunDirectory(app, path):
       "no composition of \(app) is running: there is no run directory \(path) (\"./compose.sh up \(app)\" starts one)"
-    case let .noRunFile(app, path):
-      "no composition of \(app) is running: there is no run file \(path) (\"./compose.sh up \(app)\" starts one)"
+    case let .noRunFile(app, path, running):
+      "no composition of \(app) is running\(ClosestName.suggestion(for: app, among: running)): there is no run file \(path) "
+        + "(\"./compose.sh up \(app)\" starts one\(running.isEmpty ? "" : "; \"./compose.sh ps\" lists those that are up"))"
     case let .hostGone(app, removed): "no composition of \(app) is running: \(removed)"
     case let .hostUnreachable(app, pid, socket, runFile, error):
       "host pid \(pid) of \(app) is running, but its control socket \(socket) refuses connections (\(error)); "

@@ -34,11 +34,14 @@ struct ControlRequest: Equatable {
   }
 
   /// Reads `arguments` when they start with `--control`; nil when they do not. The error
-  /// names what is wrong, then the usage.
-  init?(parsing arguments: [String], program: String) throws(DistributionError) {
+  /// names what is wrong, then the usage, or, for a person at `compose.sh` (`frontDoor`),
+  /// where its help is.
+  init?(parsing arguments: [String], program: String, frontDoor: Bool = false) throws(DistributionError) {
     guard arguments.first == "--control" else { return nil }
     func wrong(_ problem: String) -> DistributionError {
-      .usage("\(problem)\n\(Self.usage(program: program))")
+      frontDoor
+        ? .usage("\(problem) (\"./compose.sh help\" shows what each command takes)")
+        : .usage("\(problem)\n\(Self.usage(program: program))")
     }
     var rest = arguments.dropFirst()
     guard let app = rest.popFirst(), !app.hasPrefix("-") else { throw wrong("--control needs an app") }

@@ -38,6 +38,12 @@ struct RunDirectory: Sendable {
   /// The run file of `app`'s composition while it is up.
   func runFile(of app: String) -> String { "\(path)/\(app).run" }
 
+  /// The apps that have a run file here, up or left by a host that is gone, by name.
+  var appsWithRunFiles: [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    return names.filter { $0.hasSuffix(".run") }.map { String($0.dropLast(4)) }.sorted()
+  }
+
   /// What the host of `app` writes: its standard output and error.
   func hostLog(of app: String) -> String { "\(path)/\(app).log" }
 
