@@ -24,8 +24,10 @@
 #
 # A composition you can reach from other terminals, one per app:
 #   ./compose.sh up APP [PLACEMENT]     start it detached; returns once it is up
-#   ./compose.sh ps APP                 its processes: pid, state, uptime, restarts, RSS, CPU
-#   ./compose.sh top APP                the same, live, with actions and bytes per second
+#   ./compose.sh ps [APP]               its processes: pid, state, uptime, restarts, RSS, CPU;
+#                                       without APP, every composition that is up, one a line
+#   ./compose.sh top [APP]              the same, live, with actions and bytes per second (one
+#                                       plain snapshot when its output is not a terminal)
 #   ./compose.sh logs APP [BOUNDARY] [-f]  its workers' output and events, by boundary
 #   ./compose.sh kill|stop|cont APP BOUNDARY [INDEX]  SIGKILL/SIGSTOP/SIGCONT a worker
 #   ./compose.sh slow APP BOUNDARY MS   hold every reply of BOUNDARY for MS (0: off)
@@ -280,6 +282,8 @@ case "$command" in
     exec "$host" --control "$1" up "${options[@]}"
     ;;
   ps | top | logs | kill | stop | cont | slow | down | send | state)
+    # ps and top without an app look at every composition that is up.
+    if [ $# -eq 0 ] && { [ "$command" = ps ] || [ "$command" = top ]; }; then set -- --every; fi
     [ $# -ge 1 ] || fail "$command takes an APP first (\"./compose.sh help\" shows what follows)"
     # A file of actions is named from where compose.sh was run.
     if [ "$command" = send ] && [ "${2:-}" = --file ] && [ $# -ge 3 ]; then

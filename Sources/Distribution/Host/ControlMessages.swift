@@ -50,6 +50,8 @@ extension Wire {
     package var memoryLimit: Int?
     package var cpuPercent: Int?
     package var fileLimit: Int?
+    /// Why the boundary failed, if it did: it runs no workers, and its actions change nothing.
+    package var failure: String?
 
     package init(
       boundary: String, workers: [WorkerPlace], statistics: BoundaryStatistics, replyDelayMilliseconds: Int,
@@ -73,6 +75,13 @@ extension Wire {
       return snapshot
     }
 
+    /// The snapshot of a boundary that failed for `reason` (nil: it did not).
+    func failed(_ reason: String?) -> Self {
+      var snapshot = self
+      snapshot.failure = reason
+      return snapshot
+    }
+
     package init(from reader: inout ByteReader) throws(TransportError) {
       boundary = try reader.readString()
       workers = try [WorkerPlace](from: &reader)
@@ -86,6 +95,7 @@ extension Wire {
       memoryLimit = try Int?(from: &reader)
       cpuPercent = try Int?(from: &reader)
       fileLimit = try Int?(from: &reader)
+      failure = try String?(from: &reader)
     }
 
     package func write(to writer: inout ByteWriter) {
@@ -94,6 +104,7 @@ extension Wire {
       for count in [actions, bytesSent, bytesReceived, failures, stalls, replyDelayMilliseconds] { writer.write(count) }
       latency.write(to: &writer)
       for limit in [memoryLimit, cpuPercent, fileLimit] { limit.write(to: &writer) }
+      failure.write(to: &writer)
     }
   }
 
@@ -178,7 +189,7 @@ extension Composition {
           return Wire.LatencyPercentiles(
             p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))
         }
-      ).limited(by: limits[process.boundary])
+      ).limited(by: limits[process.boundary]).failed(remote.failure.map(String.init(describing:)))
     }
   }
 }

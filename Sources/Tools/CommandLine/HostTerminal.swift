@@ -34,6 +34,11 @@ struct HostTerminal: Sendable {
     try? FileHandle.standardOutput.write(contentsOf: Data("\(line)\n".utf8))
   }
 
+  /// Writes `message` to standard error, and goes on.
+  func warn(_ message: String) {
+    try? FileHandle.standardError.write(contentsOf: Data("\(program): \(message)\n".utf8))
+  }
+
   /// Writes `message` to standard error and exits with status 64, the status for a command
   /// used wrongly.
   func fail(_ message: String) -> Never {

@@ -24,13 +24,15 @@ struct ControlRequest: Equatable {
     case state(boundary: String?, json: Bool)
   }
 
-  let app: String
+  /// The app whose composition the command acts on; nil for every composition that is up
+  /// (`--control --every ps|top`).
+  let app: String?
   let verb: Verb
 
   static func usage(program: String) -> String {
     "usage: \(program) --control APP up [--placement FILE] | ps | top | logs [BOUNDARY] [-f] "
       + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | send ACTION | send --file FILE "
-      + "| state [BOUNDARY] [--json] | down"
+      + "| state [BOUNDARY] [--json] | down; \(program) --control --every ps|top"
   }
 
   /// Reads `arguments` when they start with `--control`; nil when they do not. The error
@@ -44,6 +46,13 @@ struct ControlRequest: Equatable {
         : .usage("\(problem)\n\(Self.usage(program: program))")
     }
     var rest = arguments.dropFirst()
+    if rest.first == "--every" {
+      guard rest.count == 2, let verb = rest.last, ["ps", "top"].contains(verb) else {
+        throw wrong("every composition is looked at by ps or top alone; got \(rest.dropFirst().joined(separator: " "))")
+      }
+      (app, self.verb) = (nil, verb == "ps" ? .ps : .top)
+      return
+    }
     guard let app = rest.popFirst(), !app.hasPrefix("-") else { throw wrong("--control needs an app") }
     guard let verb = rest.popFirst() else { throw wrong("--control \(app) needs a command") }
     let operands = Array(rest)

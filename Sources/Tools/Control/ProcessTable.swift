@@ -42,8 +42,10 @@ struct ProcessTable {
         let limits =
           limited == nil
           ? [] : LimitColumns.cells(of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { ProcessState(of: Int32($0))?.residentKilobytes })
+        // A failed boundary's workers are let go: its places say so.
+        let state = boundary.failure != nil && worker.pid == nil ? ["-", "failed", "-"] : columns(worker.pid)
         rows.append(
-          [boundary.boundary, String(index)] + columns(worker.pid) + [String(worker.restarts)] + usage(worker.pid) + limits
+          [boundary.boundary, String(index)] + state + [String(worker.restarts)] + usage(worker.pid) + limits
             + [String(snapshot.hostPID)])
         for inner in worker.pid.map({ tree.workers(under: Int32($0)) }) ?? [] {
           let name = String(repeating: "  ", count: inner.depth - 1) + inner.boundary
@@ -52,6 +54,7 @@ struct ProcessTable {
       }
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"
-    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + (limited.map { [$0] } ?? []) + TextTable(rows).lines
+    let failures = snapshot.boundaries.compactMap { boundary in boundary.failure.map { "FAILED: \(boundary.boundary): \($0)" } }
+    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + (limited.map { [$0] } ?? []) + TextTable(rows).lines + failures
   }
 }
