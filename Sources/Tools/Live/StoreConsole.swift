@@ -21,10 +21,15 @@ final class StoreConsole<State, Action: Sendable>: LiveRoot {
   /// less than a control client waits for an answer.
   static var effectsWait: Duration { .seconds(3) }
 
-  init(store: Store<State, Action>, boundaries: [String], awaitingEffects: Bool) {
+  /// Told before each action `send` sends, so that the store's watch takes it for one
+  /// from outside, not from an effect.
+  private let willSend: () -> Void
+
+  init(store: Store<State, Action>, boundaries: [String], awaitingEffects: Bool, willSend: @escaping () -> Void = {}) {
     self.store = store
     self.boundaries = boundaries
     self.awaitingEffects = awaitingEffects
+    self.willSend = willSend
   }
 
   func send(_ texts: [String]) async throws(ControlError) -> [Wire.SentAction] {
@@ -41,6 +46,7 @@ final class StoreConsole<State, Action: Sendable>: LiveRoot {
     }
     var sent: [Wire.SentAction] = []
     for action in actions {
+      willSend()
       let effects = store.send(action)
       let finished = awaitingEffects ? await Self.finish(effects, within: Self.effectsWait) : effects.isCancelled
       sent.append(Wire.SentAction(action: "\(action)", state: "\(store.state)", effectsRunning: !finished))
