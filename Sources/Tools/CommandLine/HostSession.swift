@@ -85,8 +85,10 @@ final class HostSession {
   private func sayWhatCrossed() {
     for process in composition.processes {
       guard let crossed = composition.statistics(of: process.boundary) else { continue }
+      // Counted as the timings table counts them: round trips, then the effects' actions.
       terminal.say(
-        "  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) crossed: \(crossed.actions) actions, "
+        "  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) crossed: "
+          + "\(crossed.actions - crossed.precomputedActions) actions, \(crossed.effectActions) effect actions, "
           + "\(crossed.bytesSent) B sent, \(crossed.bytesReceived) B received, "
           + "\(crossed.hostPatches)/\(crossed.workerPatches) patches (host/worker), \(crossed.failures) failures")
     }
