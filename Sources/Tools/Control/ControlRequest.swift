@@ -65,6 +65,14 @@ struct ControlRequest: Equatable {
       guard let value = Int(text), value >= 0 else { throw wrong("\(what) must be a whole number of 0 or more; got \"\(text)\"") }
       return value
     }
+    /// A BOUNDARY and `flag`, both optional, in either order.
+    func boundaryAnd(_ flag: String) throws(DistributionError) -> (boundary: String?, flag: Bool) {
+      let names = operands.filter { $0 != flag }
+      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
+        throw wrong("\(verb) takes a BOUNDARY and \(flag), both optional; got \(operands.joined(separator: " "))")
+      }
+      return (names.first, operands.count > names.count)
+    }
     self.app = app
     switch verb {
     case "up":
@@ -73,12 +81,8 @@ struct ControlRequest: Equatable {
       try count(0...0, "nothing")
       self.verb = verb == "ps" ? .ps : verb == "top" ? .top : .down
     case "logs":
-      let follow = operands.contains("-f")
-      let names = operands.filter { $0 != "-f" }
-      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
-        throw wrong("logs takes a BOUNDARY and -f, both optional; got \(operands.joined(separator: " "))")
-      }
-      self.verb = .logs(boundary: names.first, follow: follow)
+      let (boundary, follow) = try boundaryAnd("-f")
+      self.verb = .logs(boundary: boundary, follow: follow)
     case "kill", "stop", "cont":
       try count(1...2, "a BOUNDARY and an INDEX (0 if left out)")
       let signal: Wire.WorkerSignal = verb == "kill" ? .kill : verb == "stop" ? .stop : .cont
@@ -97,12 +101,8 @@ struct ControlRequest: Equatable {
         self.verb = .send(.text(operands.joined(separator: " ")))
       }
     case "state":
-      let json = operands.contains("--json")
-      let names = operands.filter { $0 != "--json" }
-      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
-        throw wrong("state takes a BOUNDARY and --json, both optional; got \(operands.joined(separator: " "))")
-      }
-      self.verb = .state(boundary: names.first, json: json)
+      let (boundary, json) = try boundaryAnd("--json")
+      self.verb = .state(boundary: boundary, json: json)
     default:
       throw wrong("unknown command \"\(verb)\"")
     }

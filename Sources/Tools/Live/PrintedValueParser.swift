@@ -109,14 +109,7 @@ struct PrintedValueParser {
       skipSpaces()
       let key = readLabel() ?? "_\(members.count)"
       members.append(PrintedValue.Member(key: key, value: try readValue()))
-      skipSpaces()
-      switch peek {
-      case ",": position += 1
-      case ")":
-        position += 1
-        return members
-      default: throw wrong("\",\" or \")\"", found: peek != nil)
-      }
+      if try endOfList(closedBy: ")") { return members }
     }
   }
 
@@ -160,12 +153,8 @@ struct PrintedValueParser {
       } else {
         elements.append(element)
       }
-      switch peek {
-      case ",": position += 1
-      case "]":
-        position += 1
+      if try endOfList(closedBy: "]") {
         return PrintedValue(shape: members.isEmpty ? .array(elements) : .object(members), column: column)
-      default: throw wrong("\",\" or \"]\"", found: peek != nil)
       }
     }
   }
@@ -186,14 +175,23 @@ struct PrintedValueParser {
       let key = try readString()
       try expect(":")
       members.append(PrintedValue.Member(key: key, value: try readValue()))
-      skipSpaces()
-      switch peek {
-      case ",": position += 1
-      case "}":
-        position += 1
-        return PrintedValue(shape: .object(members), column: column)
-      default: throw wrong("\",\" or \"}\"", found: peek != nil)
-      }
+      if try endOfList(closedBy: "}") { return PrintedValue(shape: .object(members), column: column) }
+    }
+  }
+
+  /// After an item of a list: true past the list's `closing` character, false past the comma
+  /// before the next item.
+  private mutating func endOfList(closedBy closing: Character) throws(ActionSyntaxError) -> Bool {
+    skipSpaces()
+    switch peek {
+    case ",":
+      position += 1
+      return false
+    case closing:
+      position += 1
+      return true
+    default:
+      throw wrong("\",\" or \"\(closing)\"", found: peek != nil)
     }
   }
 
