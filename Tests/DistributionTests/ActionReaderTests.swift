@@ -61,6 +61,10 @@ import Testing
     #expect(failure(TwoCounters.Action.self, "")?.problem == "the action ends where an action or a value should follow")
     #expect(failure(Notes.Action.self, #"deleteButtonTapped(id: "3)"#)?.problem == "this string has no closing quote")
     #expect(failure(Notes.Action.self, "counter1(.)")?.column == 11)
+    #expect(failure(TwoCounters.Action.self, #"counter1("x")"#)?.problem == "expected a case (.name) or labelled values in parentheses here")
+    // Deep nesting is refused where it gets too deep, not by running out of stack.
+    let deep = failure(TwoCounters.Action.self, String(repeating: "counter1(", count: 50_000))
+    #expect(deep?.column == PrintedValueParser.deepest * 9 + 1 && deep?.problem.contains("nested more than") == true)
   }
 
   private func failure<Action: Decodable>(_ type: Action.Type, _ text: String) -> ActionSyntaxError? {

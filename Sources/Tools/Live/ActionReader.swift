@@ -46,6 +46,11 @@ enum ActionReader {
       if let cases = EnumCaseNames.of(type) {
         return unknownCase(of: type, cases: cases, at: node)
       }
+      // A keyed container was wanted: a case or a value with labels, whose type the decoder
+      // does not say.
+      if type == [String: Any].self {
+        return ActionSyntaxError(column: node.column, problem: "expected a case (.name) or labelled values in parentheses here")
+      }
       return ActionSyntaxError(column: node.column, problem: "expected \(describe(type)) here")
     case let .keyNotFound(key, context):
       let node = follow(context.codingPath, in: tree)

@@ -14,6 +14,10 @@
 struct PrintedValueParser {
   private let characters: [Character]
   private var position = 0
+  /// How deep the value being read is nested, and how deep it may be: text from outside must
+  /// not run the host out of stack.
+  private var depth = 0
+  static let deepest = 100
 
   init(text: String) {
     characters = Array(text)
@@ -37,6 +41,11 @@ struct PrintedValueParser {
   private mutating func readValue() throws(ActionSyntaxError) -> PrintedValue {
     skipSpaces()
     let column = position + 1
+    guard depth < Self.deepest else {
+      throw ActionSyntaxError(column: column, problem: "values are nested more than \(Self.deepest) deep here")
+    }
+    depth += 1
+    defer { depth -= 1 }
     guard let next = peek else { throw wrong("an action or a value") }
     if let uuid = readUUID() { return PrintedValue(shape: .string(uuid), column: column) }
     switch next {
