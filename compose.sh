@@ -28,11 +28,17 @@
 #
 # A composition you can reach from other terminals, one per app:
 #   ./compose.sh up APP [PLACEMENT]     start it detached; returns once it is up
-#   ./compose.sh ps APP                 its processes: pid, state, uptime, restarts, RSS, CPU
-#   ./compose.sh top APP                the same, live, with actions and bytes per second
+#   ./compose.sh ps [APP]               its processes: pid, state, uptime, restarts, RSS, CPU;
+#                                       without APP, every composition that is up, one a line
+#   ./compose.sh top [APP]              the same, live, with actions and bytes per second (one
+#                                       plain snapshot when its output is not a terminal)
 #   ./compose.sh logs APP [BOUNDARY] [-f]  its workers' output and events, by boundary
 #   ./compose.sh kill|stop|cont APP BOUNDARY [INDEX]  SIGKILL/SIGSTOP/SIGCONT a worker
 #   ./compose.sh slow APP BOUNDARY MS   hold every reply of BOUNDARY for MS (0: off)
+#   ./compose.sh send APP 'ACTION'      send an action to its root store, written as run prints
+#                                       it or as JSON, and print the state after it
+#   ./compose.sh send APP --file FILE   the same for each line of FILE
+#   ./compose.sh state APP [BOUNDARY] [--json]  its root state, or BOUNDARY's, as run prints it
 #   ./compose.sh move APP BOUNDARY host|worker  move a placed BOUNDARY while it runs; says how long it took
 #   ./compose.sh down APP               stop it: workers, sockets and run file go
 #
@@ -46,9 +52,39 @@ caller="$PWD"
 cd "$(dirname "$0")"
 root="$PWD"
 
+# The comment at the top of this file, from its second paragraph to the code.
 usage() {
-  sed -n '4,43p' "$0" | sed 's/^# \{0,1\}//'
-  exit 64
+  sed -n '4,/^set -euo pipefail/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+
+# The commands this script takes, for "did you mean".
+commands=(run hold replay list boundaries study test bench up ps top logs kill stop cont slow move send state down help)
+
+# The one of the words after $1 fewest edits from $1 (insertions, deletions, substitutions and
+# swaps of two neighbours), if it is close enough to be a slip: at most a third of its letters,
+# and at least one. ClosestName does the same in the host.
+closest() {
+  local typed="$1"
+  shift
+  printf '%s\n' "$@" | awk -v typed="$typed" '
+    function distance(a, b,    i, j, n, m, d, cost, best) {
+      n = length(a); m = length(b)
+      for (i = 0; i <= n; i++) d[i, 0] = i
+      for (j = 0; j <= m; j++) d[0, j] = j
+      for (i = 1; i <= n; i++) {
+        for (j = 1; j <= m; j++) {
+          cost = substr(a, i, 1) == substr(b, j, 1) ? 0 : 1
+          best = d[i - 1, j] + 1
+          if (d[i, j - 1] + 1 < best) best = d[i, j - 1] + 1
+          if (d[i - 1, j - 1] + cost < best) best = d[i - 1, j - 1] + cost
+          if (i > 1 && j > 1 && substr(a, i, 1) == substr(b, j - 1, 1) && substr(a, i - 1, 1) == substr(b, j, 1) && d[i - 2, j - 2] + 1 < best) best = d[i - 2, j - 2] + 1
+          d[i, j] = best
+        }
+      }
+      return d[n, m]
+    }
+    { d = distance(typed, $0); if (winner == "" || d < least) { least = d; winner = $0 } }
+    END { limit = int(length(typed) / 3); if (limit < 1) limit = 1; if (winner != "" && least <= limit) print winner }'
 }
 
 fail() {
@@ -75,6 +111,8 @@ samples=(Samples/Guestbook)
 
 command="${1:-run}"
 [ $# -gt 0 ] && shift
+# The host names this command in its messages, not its own flags.
+export BULKHEAD_COMMAND="compose.sh $command"
 
 # The host to run: the built-in parent-host, or --package PATH --product NAME.
 package=""
@@ -101,22 +139,55 @@ if [ -n "$package" ] || [ -n "$product" ]; then
   [ -f "$package/Package.swift" ] || fail "no Package.swift in $package"
 fi
 
+# A hash of what a release build of the package at $1 is made from: its manifest and sources,
+# this repository's (which a package of apps depends on), and the compiler's path.
+source_hash() {
+  local directory
+  {
+    command -v swift
+    for directory in "$1" "$root"; do
+      (cd "$directory" && find Package.swift Package.resolved Sources -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha1sum)
+    done
+  } | sha1sum | cut -d ' ' -f 1
+}
+
+# Builds the products named after $1 (a package's path) in release, unless they were built from
+# these very sources: the hash of the last build's is kept in a stamp beside them, because
+# SwiftPM may rebuild everything when only the terminal's environment changed. Prints the
+# directory of the products.
+build_release() {
+  local directory="$1" hash stamp built bin
+  shift
+  hash="$(source_hash "$directory")"
+  stamp="$directory/.build/compose.sh-release.stamp"
+  if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$hash" ]; then
+    bin="$(sed -n 2p "$stamp")"
+    for built; do [ -x "$bin/$built" ] || bin=""; done
+    [ -n "$bin" ] && echo "$bin" && return 0
+  fi
+  for built; do swift build -c release --package-path "$directory" --product "$built" >&2 || return 1; done
+  bin="$(swift build -c release --package-path "$directory" --show-bin-path)"
+  printf '%s\n%s\n' "$hash" "$bin" >"$stamp"
+  echo "$bin"
+}
+
 # Builds the host (and the built-in worker) in release and sets $host and $placements.
 build_host() {
+  local bin
   if [ -n "${BULKHEAD_HOST:-}" ]; then
     host="$BULKHEAD_HOST"
     placements="${package:-$root}/placements"
   elif [ -n "$package" ]; then
-    swift build -c release --package-path "$package" --product "$product" >&2 ||
+    bin="$(build_release "$package" "$product")" ||
       fail "could not build the product \"$product\" of $package (SwiftPM's message is above)"
-    host="$(swift build -c release --package-path "$package" --show-bin-path)/$product"
+    host="$bin/$product"
     placements="$package/placements"
     # A host answers this flag; any other executable would take it as something else.
     [ "$(timeout 10 "$host" --bulkhead-host 2>/dev/null || true)" = "bulkhead host" ] ||
       fail "the product \"$product\" is not a Bulkhead host: its main must call HostCommand.main(apps:)"
   else
-    for built in parent-host child-worker; do swift build -c release --product "$built" >&2; done
-    host="$root/.build/release/parent-host"
+    bin="$(build_release "$root" parent-host child-worker)" || fail "could not build the host (SwiftPM's message is above)"
+    host="$bin/parent-host"
     placements=placements
   fi
 }
@@ -221,8 +292,14 @@ case "$command" in
     placement_options "$@"
     exec "$host" --control "$1" up "${options[@]}"
     ;;
-  ps | top | logs | kill | stop | cont | slow | move | down)
+  ps | top | logs | kill | stop | cont | slow | move | down | send | state)
+    # ps and top without an app look at every composition that is up.
+    if [ $# -eq 0 ] && { [ "$command" = ps ] || [ "$command" = top ]; }; then set -- --every; fi
     [ $# -ge 1 ] || fail "$command takes an APP first (\"./compose.sh help\" shows what follows)"
+    # A file of actions is named from where compose.sh was run.
+    if [ "$command" = send ] && [ "${2:-}" = --file ] && [ $# -ge 3 ]; then
+      set -- "$1" --file "$(from_caller "$3")" "${@:4}"
+    fi
     # Any host reaches any composition; the one built already will do.
     if [ -z "${BULKHEAD_HOST:-}" ] && [ -z "$package" ] && [ -x "$root/.build/release/parent-host" ]; then
       host="$root/.build/release/parent-host"
@@ -304,7 +381,7 @@ case "$command" in
     usage
     ;;
   *)
-    echo "compose.sh: unknown command \"$command\"" >&2
-    usage
+    guess="$(closest "$command" "${commands[@]}")"
+    fail "unknown command \"$command\"${guess:+ (did you mean \"$guess\"?)}; \"./compose.sh help\" lists the commands"
     ;;
 esac

@@ -46,7 +46,7 @@ public enum DistributionError: Error, Equatable, Codable, CustomStringConvertibl
     case let .missingExecutable(path, build):
       "There is no executable \(path); build it first: \(build)"
     case let .unknownBoundary(path, known):
-      "There is no boundary \"\(path)\"; the boundaries are: \(known.joined(separator: ", "))."
+      "There is no boundary \"\(path)\"\(ClosestName.suggestion(for: path, among: known)); the boundaries are: \(known.joined(separator: ", "))."
     case let .usage(message):
       message
     }

@@ -86,7 +86,7 @@ private final class EffectsPair {
   var faults: [RestartReason] { reports.state.withLock { $0.faults } }
 
   func store() -> Store<Int, PortableEffect> {
-    let outcomes = HostEffects.Outcomes(offer: { _, _, _ in }, settle: { _ in false }, processed: { _, _, _, _ in })
+    let outcomes = HostEffects.Outcomes(offer: { _, _, _ in }, settle: { _ in false }, processed: { _, _, _, _, _ in })
     return Store(initialState: 0) {
       Reduce { [host] _, reply in
         (try? Effect(reply, decode: { _ in reply }) { run in

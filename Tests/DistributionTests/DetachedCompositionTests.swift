@@ -54,9 +54,12 @@ import Transport
     #expect(delay.status == 64 && delay.error.contains("the delay MS must be a whole number"))
     let other = try compose("ps", "two-counters")
     #expect(other.status == 64 && other.error.contains("no composition of two-counters is running: there is no run file"))
-    // A command line it cannot read gets its usage after the problem, as the host's does.
-    #expect(delay.error.split(separator: "\n").last?.hasPrefix("usage: parent-host --control APP") == true)
-    for result in [never, again, boundary, index, other] { #expect(result.error.split(separator: "\n").count == 1) }
+    // Messages name the compose.sh command, and a command line it cannot read points at help.
+    #expect(delay.error.hasPrefix("compose.sh slow: ") && delay.error.hasSuffix("(\"./compose.sh help\" shows what each command takes)\n"))
+    #expect(!(never.error + again.error + boundary.error + index.error + delay.error + other.error).contains("parent-host"))
+    for result in [never, again, boundary, index, delay, other] { #expect(result.error.split(separator: "\n").count == 1) }
+    let typo = try compose("ps", "timrs")
+    #expect(typo.status == 64 && typo.error.contains("no composition of timrs is running (did you mean \"timers\"?)"), "\(typo)")
     #expect(try compose("down", "timers").status == 0)
   }
 

@@ -57,6 +57,9 @@ import Testing
     "./compose.sh down timers": "timers is down",
     "./compose.sh study two-counters": "[3/7] kill counter1 at action 2 of 4",
     "./compose.sh replay timers.jsonl": "replay matched all 6 steps",
+    "./compose.sh send two-counters 'counter1(.incrementButtonTapped)'":
+      "state: State(counter1: Examples.Counter.State(count: 1), counter2: Examples.Counter.State(count: 0), parentObservations: 3)",
+    "./compose.sh state two-counters counter1 --json": #"{"count":1}"#,
   ]
 
   static let root = Compose.script.deletingLastPathComponent()

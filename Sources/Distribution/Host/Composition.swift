@@ -47,6 +47,8 @@ public final class Composition: Sendable {
   var limitMechanism: LimitMechanism? { enforcer?.mechanism }
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
+  /// The root store, for `./compose.sh send` and `state`, once the host's tools publish it.
+  package let liveRoot = LiveRootSlot()
   /// What `timings(of:)` reads; nil when the composition records none.
   let recorder: TimingsRecorder?
 

@@ -107,6 +107,38 @@ package distributed actor CompositionControl {
     return Int(try composition.move(boundary, to: residence) / .nanoseconds(1))
   }
 
+  /// How long `send` and `state` wait for the app's script to end before they give up: a
+  /// little less than a client waits for an answer.
+  package static let scriptWait = Duration.seconds(4)
+
+  /// Sends `actions`, written as `run` prints them or as JSON, to the root store, once its
+  /// script has ended: every one is read before any is sent. Returns each action and the
+  /// state after it.
+  ///
+  /// - Throws: `ControlError.actionUnreadable` naming the first action that does not read,
+  ///   and where; `ControlError.scriptRunning` when the script goes on past `scriptWait`.
+  package distributed func send(actions: [String]) async throws -> [Wire.SentAction] {
+    let root = try await liveRoot()
+    return try await root.send(actions)
+  }
+
+  /// The root state, or `boundary`'s, as `run` prints it or (`json`) as JSON.
+  ///
+  /// - Throws: `ControlError.noStateAt` for a boundary whose state is not found,
+  ///   `ControlError.notEncodable` for JSON of a state that is not `Encodable`.
+  package distributed func state(boundary: String?, json: Bool) async throws -> String {
+    let root = try await liveRoot()
+    return try await root.state(of: boundary, json: json)
+  }
+
+  private func liveRoot() async throws(ControlError) -> any LiveRoot {
+    guard let composition = composition.value else { throw ControlError.shuttingDown }
+    guard let root = await composition.liveRoot.wait(within: Self.scriptWait) else {
+      throw ControlError.scriptRunning(after: Self.scriptWait)
+    }
+    return root
+  }
+
   /// Takes the composition down, as `./compose.sh down` asks: after this call has answered,
   /// the host stops its workers, removes its sockets and run file, and exits.
   package distributed func down() {

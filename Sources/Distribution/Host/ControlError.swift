@@ -22,6 +22,16 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
   case delayOutOfRange(milliseconds: Int, limit: Int)
   /// The composition is shutting down.
   case shuttingDown
+  /// The app's script (which `up` runs first) was still running `after` this long.
+  case scriptRunning(after: Duration)
+  /// Action `index` (from 0) of those sent does not read: `message` says where and why.
+  case actionUnreadable(index: Int, message: String)
+  /// The root action `type` is not `Decodable`, so no text makes one.
+  case notDecodable(type: String)
+  /// The state `type` is not `Encodable`, so it has no JSON.
+  case notEncodable(type: String)
+  /// No state was found at `boundary`: `known` are the boundaries of the app.
+  case noStateAt(boundary: String, known: [String])
 
   // Met by the host as it opens its control socket.
 
@@ -33,8 +43,8 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
 
   /// There is no run directory at `path`: no composition was ever up here.
   case noRunDirectory(app: String, path: String)
-  /// There is no run file of `app` at `path`.
-  case noRunFile(app: String, path: String)
+  /// There is no run file of `app` at `path`; `running` are the apps that have one.
+  case noRunFile(app: String, path: String, running: [String])
   /// The host that wrote the run file is gone; `removed` says what was cleaned up.
   case hostGone(app: String, removed: String)
   /// The host's process `pid` lives, but its control socket refused a connection.
@@ -62,12 +72,22 @@ package enum ControlError: CodableError, Equatable, CustomStringConvertible {
       "\(boundary) runs in the host now (it was moved there) and has no workers; \"./compose.sh move APP \(boundary) worker\" moves it back"
     case let .delayOutOfRange(milliseconds, limit): "slow takes 0 to \(limit) ms; got \(milliseconds)"
     case .shuttingDown: "the composition is shutting down"
+    case let .scriptRunning(after):
+      "the app's script, which up runs first, is still running after \(after); send again once it has ended"
+    case let .actionUnreadable(_, message): message
+    case let .notDecodable(type):
+      "the app's action \(type) is not Decodable, so send cannot make one from text; make it Codable"
+    case let .notEncodable(type): "the state \(type) is not Encodable, so it has no JSON; leave out --json"
+    case let .noStateAt(boundary, known):
+      "there is no boundary \"\(boundary)\"\(ClosestName.suggestion(for: boundary, among: known)) whose state could be found; "
+        + "the boundaries are: \(known.joined(separator: ", "))"
     case let .invalidDeadline(variable, value, allowed):
       "\(variable) must be a whole number of milliseconds from \(allowed.lowerBound) to \(allowed.upperBound); got \"\(value)\""
     case let .noRunDirectory(app, path):
       "no composition of \(app) is running: there is no run directory \(path) (\"./compose.sh up \(app)\" starts one)"
-    case let .noRunFile(app, path):
-      "no composition of \(app) is running: there is no run file \(path) (\"./compose.sh up \(app)\" starts one)"
+    case let .noRunFile(app, path, running):
+      "no composition of \(app) is running\(ClosestName.suggestion(for: app, among: running)): there is no run file \(path) "
+        + "(\"./compose.sh up \(app)\" starts one\(running.isEmpty ? "" : "; \"./compose.sh ps\" lists those that are up"))"
     case let .hostGone(app, removed): "no composition of \(app) is running: \(removed)"
     case let .hostUnreachable(app, pid, socket, runFile, error):
       "host pid \(pid) of \(app) is running, but its control socket \(socket) refuses connections (\(error)); "

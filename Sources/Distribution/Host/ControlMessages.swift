@@ -53,6 +53,8 @@ extension Wire {
     /// Where the child runs now, and how long its last move took (nil: it never moved).
     package var residence: Residence = .worker
     package var lastMoveNanoseconds: Int?
+    /// Why the boundary failed, if it did: it runs no workers, and its actions change nothing.
+    package var failure: String?
 
     package init(
       boundary: String, workers: [WorkerPlace], statistics: BoundaryStatistics, replyDelayMilliseconds: Int,
@@ -85,6 +87,13 @@ extension Wire {
       return snapshot
     }
 
+    /// The snapshot of a boundary that failed for `reason` (nil: it did not).
+    func failed(_ reason: String?) -> Self {
+      var snapshot = self
+      snapshot.failure = reason
+      return snapshot
+    }
+
     package init(from reader: inout ByteReader) throws(TransportError) {
       boundary = try reader.readString()
       workers = try [WorkerPlace](from: &reader)
@@ -100,6 +109,7 @@ extension Wire {
       fileLimit = try Int?(from: &reader)
       residence = try Residence(from: &reader)
       lastMoveNanoseconds = try Int?(from: &reader)
+      failure = try String?(from: &reader)
     }
 
     package func write(to writer: inout ByteWriter) {
@@ -110,6 +120,7 @@ extension Wire {
       for limit in [memoryLimit, cpuPercent, fileLimit] { limit.write(to: &writer) }
       residence.write(to: &writer)
       lastMoveNanoseconds.write(to: &writer)
+      failure.write(to: &writer)
     }
   }
 
@@ -194,7 +205,7 @@ extension Composition {
           return Wire.LatencyPercentiles(
             p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))
         }
-      ).limited(by: limits[process.boundary]).moved(remote.lastMove)
+      ).limited(by: limits[process.boundary]).moved(remote.lastMove).failed(remote.failure.map(String.init(describing:)))
     }
   }
 }

@@ -27,7 +27,9 @@ final class HostEffects: Sendable {
     let offer: @Sendable (_ sequence: UInt64, _ action: [UInt8], _ outcome: Wire.Outcome) -> Void
     let settle: @Sendable (_ sequence: UInt64) -> Bool
     let processed:
-      @Sendable (_ arrived: MonotonicInstant, _ bytes: Int, _ tookOutcome: Bool, _ action: () -> Any) -> Void
+      @Sendable (
+        _ arrived: MonotonicInstant, _ bytes: Int, _ tookOutcome: Bool, _ patchBytes: Int?, _ action: () -> Any
+      ) -> Void
   }
 
   /// How many of a worker's actions go to the store in one hop at most: few enough that the
@@ -380,7 +382,7 @@ private struct Arrival<Action: Sendable>: Sendable {
   /// tells the worker the action was processed.
   func settle(outcomes: HostEffects.Outcomes) -> Wire.HostMessage {
     let took = outcome != nil && outcomes.settle(sequence)
-    outcomes.processed(arrived, bytes.count, took) { action }
+    outcomes.processed(arrived, bytes.count, took, took ? outcome?.patch?.byteCount : nil) { action }
     return .processed(sequence: sequence, tookOutcome: took)
   }
 }

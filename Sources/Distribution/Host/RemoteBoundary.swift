@@ -314,11 +314,12 @@ final class RemoteBoundary: Sendable {
       settle: { [machine] sequence in
         machine.withLock { $0.processed(slot: slot, at: index, link: link, sequence: sequence) }
       },
-      processed: { [instrument, path] arrived, bytes, took, action in
+      processed: { [instrument, path, machine] arrived, bytes, took, patchBytes, action in
+        machine.withLock { $0.statistics.recordEffectAction(bytes: bytes) }
         instrument.effectActionProcessed(
           EffectActionTrip(
             boundary: path, action: instrument.wantsActionNames ? Self.name(of: action()) : nil, worker: index,
-            pid: link.pid, arrived: arrived, processed: .now, bytes: bytes, tookOutcome: took))
+            pid: link.pid, arrived: arrived, processed: .now, bytes: bytes, tookOutcome: took, patchBytes: patchBytes))
       })
   }
 

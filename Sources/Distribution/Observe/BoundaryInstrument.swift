@@ -101,6 +101,8 @@ public struct EffectActionTrip: Sendable, Equatable {
   public let bytes: Int
   /// Whether the host took the outcome the worker had computed ahead, saving a round trip.
   public let tookOutcome: Bool
+  /// The changed bytes of the patch that outcome carried, when the host took one with a patch.
+  public var patchBytes: Int? = nil
 
   /// From arrival to processed, in nanoseconds.
   public var nanoseconds: UInt64 { processed.nanoseconds(since: arrived) }

@@ -9,8 +9,12 @@ public struct BoundaryStatistics: Sendable, Equatable {
   public internal(set) var actions = 0
   /// Payload bytes of the host's requests.
   public internal(set) var bytesSent = 0
-  /// Payload bytes of the workers' replies.
+  /// Payload bytes of the workers' replies, and of the actions their effects sent.
   public internal(set) var bytesReceived = 0
+  /// Actions the workers' effects sent that the host processed, whether it then asked the
+  /// worker to run them (a round trip, counted in `actions`) or took the outcome the worker
+  /// had computed ahead (`precomputedActions`).
+  public internal(set) var effectActions = 0
   /// Patches the host sent because its own reducers had changed the child state.
   public internal(set) var hostPatches = 0
   /// Patches the workers sent back.
@@ -28,6 +32,12 @@ public struct BoundaryStatistics: Sendable, Equatable {
   public internal(set) var workersRetired = 0
   /// Element states a `forEach` worker forgot because the element was removed.
   public internal(set) var slotsDropped = 0
+
+  /// An action a worker's effect sent, `bytes` encoded, which the host has processed.
+  mutating func recordEffectAction(bytes: Int) {
+    effectActions += 1
+    bytesReceived += bytes
+  }
 
   mutating func recordPrecomputed(workerPatch: StatePatch?) {
     precomputedActions += 1

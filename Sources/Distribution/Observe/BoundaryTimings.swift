@@ -19,7 +19,7 @@ public struct BoundaryTimings: Sendable, Equatable {
   public internal(set) var precomputedEffectActions = 0
   /// Payload bytes of the requests.
   public internal(set) var bytesSent = 0
-  /// Payload bytes of the replies.
+  /// Payload bytes of the replies, and of the actions the workers' effects sent.
   public internal(set) var bytesReceived = 0
   /// Changed bytes of each patch the host sent (its own reducers had changed the child).
   public internal(set) var hostPatchBytes = LogHistogram()
@@ -45,7 +45,10 @@ public struct BoundaryTimings: Sendable, Equatable {
 
   mutating func record(_ action: EffectActionTrip) {
     effectActions.record(action.nanoseconds)
+    bytesReceived += action.bytes
     if action.tookOutcome { precomputedEffectActions += 1 }
+    // As `BoundaryStatistics` counts them: a taken outcome's patch is a worker's patch too.
+    if let bytes = action.patchBytes { workerPatchBytes.record(UInt64(bytes)) }
   }
 
   mutating func record(_ event: BoundaryEvent) {

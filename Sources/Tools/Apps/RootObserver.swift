@@ -9,7 +9,7 @@ import Synchronization
 /// ```swift
 /// let observer = RootObserver(willReduce: { index in if index == 3 { inject() } },
 ///                             didReduce: { index, duration in times.append(duration) })
-/// await app.run(within: context, hold: false, observer: observer) { print($0) }
+/// await app.run(within: context, hold: nil, observer: observer) { print($0) }
 /// ```
 package struct RootObserver: Sendable {
   /// Before action `index` runs.

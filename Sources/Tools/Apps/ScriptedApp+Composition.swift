@@ -14,13 +14,15 @@ extension ScriptedApp {
   public func run(
     in composition: Composition?, hold: Bool = false, log: @escaping @Sendable (String) -> Void
   ) async {
-    await run(within: composition?.boundaryContext, hold: hold, log: log)
+    await run(
+      within: composition?.boundaryContext,
+      hold: hold ? Hold { [composition] in composition?.liveRoot.publish($0) } : nil, log: log)
   }
 
   /// Runs the script as `run(in:hold:log:)` does, with `observer` seeing every action the
   /// root reducer runs.
   @MainActor
   package func run(in composition: Composition?, observer: RootObserver, log: @escaping @Sendable (String) -> Void) async {
-    await run(within: composition?.boundaryContext, hold: false, observer: observer, log: log)
+    await run(within: composition?.boundaryContext, hold: nil, observer: observer, log: log)
   }
 }

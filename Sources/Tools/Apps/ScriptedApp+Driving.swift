@@ -58,16 +58,18 @@ extension ScriptedApp {
     if let context { _ComposedReducer(base: reducer, context: context) } else { reducer }
   }
 
-  /// Keeps `store` alive after its script, showing every state its effects bring, until the
-  /// task is cancelled or the process stopped.
+  /// Keeps `store` alive after its script, showing every state its effects bring (unless
+  /// something else shows them), until the task is cancelled or the process stopped.
   ///
   /// ```swift
   /// await ScriptedApp.holdOpen(store) { print($0) }
   /// ```
   @MainActor
-  package static func holdOpen<State, Action>(_ store: Store<State, Action>, log: @escaping @Sendable (String) -> Void) async {
+  package static func holdOpen<State, Action>(
+    _ store: Store<State, Action>, showingStates: Bool = true, log: @escaping @Sendable (String) -> Void
+  ) async {
     log("holding: effects go on until the process is stopped")
-    store.observe { log("state: \($0)") }
+    if showingStates { store.observe { log("state: \($0)") } }
     while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
   }
 }

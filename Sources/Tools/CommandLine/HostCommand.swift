@@ -44,7 +44,7 @@ public enum HostCommand {
   @MainActor
   public static func main(apps: [ScriptedApp], workerExecutable: String? = nil) async -> Never {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    let terminal = HostTerminal(program: CommandLine.arguments.first ?? "host")
+    let terminal = HostTerminal.ofThisProcess()
     do {
       if let worker = try WorkerCommand.Role(parsing: arguments) {
         BoundaryWorker.main(apps: apps, role: worker, terminal: terminal)
@@ -52,7 +52,9 @@ public enum HostCommand {
       if let template = try WorkerCommand.TemplateRole(parsing: arguments) {
         BoundaryWorker.serveAsTemplate(apps: apps, role: template, terminal: terminal)
       }
-      if let control = try ControlRequest(parsing: arguments, program: terminal.program) {
+      if let control = try ControlRequest(
+        parsing: arguments, program: terminal.program, frontDoor: terminal.isBehindFrontDoor)
+      {
         await ControlCommand.run(control, terminal: terminal)
       }
       let request = try HostRequest(parsing: arguments, program: terminal.program)
@@ -68,7 +70,11 @@ public enum HostCommand {
   ) async -> Never {
     func app(named name: String) -> ScriptedApp {
       guard let app = apps.named(name) else {
-        terminal.fail("there is no app \"\(name)\"; \"\(terminal.program) --list\" lists them: \(apps.map(\.name).joined(separator: ", "))")
+        let names = apps.map(\.name)
+        let list = terminal.isBehindFrontDoor ? "./compose.sh list" : "\(terminal.program) --list"
+        terminal.fail(
+          "there is no app \"\(name)\"\(ClosestName.suggestion(for: name, among: names)); \"\(list)\" lists them: "
+            + names.joined(separator: ", "))
       }
       return app
     }

@@ -85,8 +85,10 @@ final class HostSession {
   private func sayWhatCrossed() {
     for process in composition.processes {
       guard let crossed = composition.statistics(of: process.boundary) else { continue }
+      // Counted as the timings table counts them: round trips, then the effects' actions.
       terminal.say(
-        "  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) crossed: \(crossed.actions) actions, "
+        "  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) crossed: "
+          + "\(crossed.actions - crossed.precomputedActions) actions, \(crossed.effectActions) effect actions, "
           + "\(crossed.bytesSent) B sent, \(crossed.bytesReceived) B received, "
           + "\(crossed.hostPatches)/\(crossed.workerPatches) patches (host/worker), \(crossed.failures) failures")
     }
@@ -97,7 +99,10 @@ final class HostSession {
   /// script ends, stop the workers and remove the sockets (and the run file) before the host
   /// exits, with the shell's status for death by that signal.
   func run(hold: Bool) async {
-    await run { app, context, log in await app.run(within: context, hold: hold, log: log) }
+    await run { [composition] app, context, log in
+      let held = ScriptedApp.Hold { composition.liveRoot.publish($0) }
+      await app.run(within: context, hold: hold ? held : nil, log: log)
+    }
   }
 
   /// As `run(hold:)`, with `script` running the app in the composition's context.

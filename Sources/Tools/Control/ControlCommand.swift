@@ -19,15 +19,17 @@ enum ControlCommand {
 
   static func run(_ request: ControlRequest, terminal: HostTerminal) async -> Never {
     do {
-      switch request.verb {
-      case let .up(options):
-        try UpLauncher(app: request.app, hostOptions: options).launch(terminal: terminal)
-      case let .logs(boundary, follow):
-        try await LogsCommand(app: request.app, boundary: boundary, follow: follow).run(terminal: terminal)
-      case .top:
-        try await TopView(target: try ControlTarget(app: request.app)).run()
-      default:
-        try await control(request, terminal: terminal)
+      switch (request.app, request.verb) {
+      case (nil, let verb):
+        try await CompositionsOverview.run(live: verb == .top, terminal: terminal)
+      case let (app?, .up(options)):
+        try UpLauncher(app: app, hostOptions: options).launch(terminal: terminal)
+      case let (app?, .logs(boundary, follow)):
+        try await LogsCommand(app: app, boundary: boundary, follow: follow).run(terminal: terminal)
+      case let (app?, .top):
+        try await TopView(target: try ControlTarget(app: app)).run()
+      case let (app?, verb):
+        try await control(app, verb, terminal: terminal)
       }
     } catch {
       terminal.fail("\(error)")
@@ -36,43 +38,61 @@ enum ControlCommand {
   }
 
   /// The commands that call the control endpoint.
-  private static func control(_ request: ControlRequest, terminal: HostTerminal) async throws {
-    let target = try ControlTarget(app: request.app)
+  private static func control(_ app: String, _ verb: ControlRequest.Verb, terminal: HostTerminal) async throws {
+    let target = try ControlTarget(app: app)
     let (system, control) = try target.connect()
     defer { system.close() }
-    switch request.verb {
+    switch verb {
     case .ps:
       let snapshot = try await target.calling { try await control.snapshot() }
-      for line in ProcessTable(app: request.app, run: target.run, snapshot: snapshot).lines { terminal.say(line) }
+      for line in ProcessTable(app: app, run: target.run, snapshot: snapshot).lines { terminal.say(line) }
     case let .signal(signal, boundary, index):
       let snapshot = try await target.calling { try await control.snapshot() }
       if !snapshot.boundaries.contains(where: { $0.boundary == boundary }),
         let said = try InnerWorkerSignal(signal: signal, boundary: boundary, index: index).send(below: snapshot)
       {
-        return terminal.say("\(request.app): \(said)")
+        return terminal.say("\(app): \(said)")
       }
       let delivery = try await target.calling { try await control.send(signal, boundary: boundary, index: index) }
       let name = "SIG\(String(describing: signal).uppercased())"
       switch (delivery, signal) {
       case (.delivered, _):
-        terminal.say("\(request.app): sent \(name) to worker \(index) of \(boundary)")
+        terminal.say("\(app): sent \(name) to worker \(index) of \(boundary)")
       case (.workerHadExited, .kill):
-        terminal.say("\(request.app): worker \(index) of \(boundary) had already exited; its successor is starting")
+        terminal.say("\(app): worker \(index) of \(boundary) had already exited; its successor is starting")
       case (.workerHadExited, _):
         terminal.say(
-          "\(request.app): worker \(index) of \(boundary) had already exited, so no \(name) was sent; the next action starts its successor")
+          "\(app): worker \(index) of \(boundary) had already exited, so no \(name) was sent; the next action starts its successor")
       }
     case let .slow(boundary, milliseconds):
       try await target.calling { try await control.slow(boundary: boundary, milliseconds: milliseconds) }
       terminal.say(
         milliseconds == 0
-          ? "\(request.app): the replies of \(boundary) are no longer held"
-          : "\(request.app): every reply of \(boundary) is held \(milliseconds) ms")
+          ? "\(app): the replies of \(boundary) are no longer held"
+          : "\(app): every reply of \(boundary) is held \(milliseconds) ms")
     case let .move(boundary, residence):
       let took = try await target.calling { try await control.move(boundary: boundary, to: residence) }
-      terminal.say("\(request.app): moved \(boundary) to the \(residence) in \(TimingsTable.duration(UInt64(took)))")
+      terminal.say("\(app): moved \(boundary) to the \(residence) in \(TimingsTable.duration(UInt64(took)))")
     case .down:
       try await down(target, control, terminal: terminal)
+    case let .send(source):
+      let actions = try source.actions()
+      let steps: [Wire.SentAction]
+      do {
+        steps = try await target.calling { try await control.send(actions: actions.map(\.text)) }
+      } catch let ControlError.actionUnreadable(index, message) where actions.indices.contains(index) {
+        throw ControlError.actionUnreadable(
+          index: index, message: "\(actions[index].place.map { "\($0): " } ?? "")the action does not read \(message)")
+      }
+      for step in steps {
+        terminal.say("→ \(step.action)")
+        terminal.say("state: \(step.state)")
+        if step.effectsRunning {
+          terminal.say("  (its effects go on: \"./compose.sh state \(app)\" shows what they bring)")
+        }
+      }
+    case let .state(boundary, json):
+      terminal.say(try await target.calling { try await control.state(boundary: boundary, json: json) })
     case .up, .logs, .top:
       break
     }

@@ -20,24 +20,40 @@ struct ControlRequest: Equatable {
     case slow(boundary: String, milliseconds: Int)
     case move(boundary: String, to: Residence)
     case down
+    /// Send actions: one written on the command line, or each line of a file.
+    case send(ActionSource)
+    case state(boundary: String?, json: Bool)
   }
 
-  let app: String
+  /// The app whose composition the command acts on; nil for every composition that is up
+  /// (`--control --every ps|top`).
+  let app: String?
   let verb: Verb
 
   static func usage(program: String) -> String {
     "usage: \(program) --control APP up [--placement FILE] | ps | top | logs [BOUNDARY] [-f] "
-      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | move BOUNDARY host|worker | down"
+      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | move BOUNDARY host|worker | send ACTION "
+      + "| send --file FILE | state [BOUNDARY] [--json] | down; \(program) --control --every ps|top"
   }
 
   /// Reads `arguments` when they start with `--control`; nil when they do not. The error
-  /// names what is wrong, then the usage.
-  init?(parsing arguments: [String], program: String) throws(DistributionError) {
+  /// names what is wrong, then the usage, or, for a person at `compose.sh` (`frontDoor`),
+  /// where its help is.
+  init?(parsing arguments: [String], program: String, frontDoor: Bool = false) throws(DistributionError) {
     guard arguments.first == "--control" else { return nil }
     func wrong(_ problem: String) -> DistributionError {
-      .usage("\(problem)\n\(Self.usage(program: program))")
+      frontDoor
+        ? .usage("\(problem) (\"./compose.sh help\" shows what each command takes)")
+        : .usage("\(problem)\n\(Self.usage(program: program))")
     }
     var rest = arguments.dropFirst()
+    if rest.first == "--every" {
+      guard rest.count == 2, let verb = rest.last, ["ps", "top"].contains(verb) else {
+        throw wrong("every composition is looked at by ps or top alone; got \(rest.dropFirst().joined(separator: " "))")
+      }
+      (app, self.verb) = (nil, verb == "ps" ? .ps : .top)
+      return
+    }
     guard let app = rest.popFirst(), !app.hasPrefix("-") else { throw wrong("--control needs an app") }
     guard let verb = rest.popFirst() else { throw wrong("--control \(app) needs a command") }
     let operands = Array(rest)
@@ -50,6 +66,14 @@ struct ControlRequest: Equatable {
       guard let value = Int(text), value >= 0 else { throw wrong("\(what) must be a whole number of 0 or more; got \"\(text)\"") }
       return value
     }
+    /// A BOUNDARY and `flag`, both optional, in either order.
+    func boundaryAnd(_ flag: String) throws(DistributionError) -> (boundary: String?, flag: Bool) {
+      let names = operands.filter { $0 != flag }
+      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
+        throw wrong("\(verb) takes a BOUNDARY and \(flag), both optional; got \(operands.joined(separator: " "))")
+      }
+      return (names.first, operands.count > names.count)
+    }
     self.app = app
     switch verb {
     case "up":
@@ -58,12 +82,8 @@ struct ControlRequest: Equatable {
       try count(0...0, "nothing")
       self.verb = verb == "ps" ? .ps : verb == "top" ? .top : .down
     case "logs":
-      let follow = operands.contains("-f")
-      let names = operands.filter { $0 != "-f" }
-      guard names.count <= 1, operands.count - names.count <= 1, names.allSatisfy({ !$0.hasPrefix("-") }) else {
-        throw wrong("logs takes a BOUNDARY and -f, both optional; got \(operands.joined(separator: " "))")
-      }
-      self.verb = .logs(boundary: names.first, follow: follow)
+      let (boundary, follow) = try boundaryAnd("-f")
+      self.verb = .logs(boundary: boundary, follow: follow)
     case "kill", "stop", "cont":
       try count(1...2, "a BOUNDARY and an INDEX (0 if left out)")
       let signal: Wire.WorkerSignal = verb == "kill" ? .kill : verb == "stop" ? .stop : .cont
@@ -78,6 +98,18 @@ struct ControlRequest: Equatable {
         throw wrong("move takes host or worker after the BOUNDARY; got \"\(operands[1])\"")
       }
       self.verb = .move(boundary: operands[0], to: residence)
+    case "send":
+      if operands.first == "--file" {
+        try count(2...2, "--file and a FILE of actions, one a line")
+        self.verb = .send(.file(operands[1]))
+      } else {
+        guard !operands.isEmpty else { throw wrong("send takes an ACTION, or --file FILE") }
+        // The shell may have split an action with spaces in it: it is one action all the same.
+        self.verb = .send(.text(operands.joined(separator: " ")))
+      }
+    case "state":
+      let (boundary, json) = try boundaryAnd("--json")
+      self.verb = .state(boundary: boundary, json: json)
     default:
       throw wrong("unknown command \"\(verb)\"")
     }

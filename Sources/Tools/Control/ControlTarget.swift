@@ -31,7 +31,9 @@ struct ControlTarget: Sendable {
     guard FileManager.default.fileExists(atPath: location) else { throw ControlError.noRunDirectory(app: app, path: location) }
     directory = try RunDirectory.open(creating: false, at: location)
     let path = directory.runFile(of: app)
-    guard let run = try RunFile.read(at: path) else { throw ControlError.noRunFile(app: app, path: path) }
+    guard let run = try RunFile.read(at: path) else {
+      throw ControlError.noRunFile(app: app, path: path, running: directory.appsWithRunFiles)
+    }
     switch run.hostStatus(app: app) {
     case .up: break
     case .gone: throw ControlError.hostGone(app: app, removed: run.removeStale(at: path))

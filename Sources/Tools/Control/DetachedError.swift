@@ -27,6 +27,8 @@ enum DetachedError: Error, Equatable, CustomStringConvertible {
   case cannotWatch(path: String, errno: Int32)
   /// The boundary log `path` cannot be written: the system's `errno`.
   case cannotWriteBoundaryLog(path: String, errno: Int32)
+  /// The lock `path` of an app's launches could not be taken: the system's `errno`.
+  case cannotLock(path: String, errno: Int32)
   /// There is no log of `app` in the run directory `directory`.
   case noLog(app: String, directory: String)
   /// `app` is already up: its host `pid`, control socket and run file.
@@ -58,6 +60,7 @@ enum DetachedError: Error, Equatable, CustomStringConvertible {
     case let .cannotWriteRunFile(path, nil): "cannot write the run file \(path)"
     case let .cannotWatch(path, errno): "cannot watch \(path): \(Self.words(errno))"
     case let .cannotWriteBoundaryLog(path, errno): "cannot write the boundary log \(path): \(Self.words(errno))"
+    case let .cannotLock(path, errno): "cannot lock \(path): \(Self.words(errno))"
     case let .noLog(app, directory): "there is no log of \(app) in \(directory): it was never up here"
     case let .alreadyUp(app, pid, controlSocket, runFile):
       "\(app) is already up: host pid \(pid), control socket \(controlSocket), run file \(runFile) "

@@ -53,15 +53,19 @@ struct ProcessTable {
         let limits =
           limited == nil
           ? [] : LimitColumns.cells(of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { ProcessState(of: Int32($0))?.residentKilobytes })
-        // A boundary moved to the host runs in the host's process: "host" where a pid was.
-        let process = boundary.residence == .host ? ["host", "-", "-"] : columns(worker.pid)
+        // A boundary moved to the host runs in the host's process: "host" where a pid was. A
+        // failed boundary's workers are let go: its places say so.
+        let state =
+          boundary.residence == .host
+          ? ["host", "-", "-"] : boundary.failure != nil && worker.pid == nil ? ["-", "failed", "-"] : columns(worker.pid)
         rows.append(
-          [boundary.boundary, String(index)] + process + [String(worker.restarts)] + usage(worker.pid) + limits
+          [boundary.boundary, String(index)] + state + [String(worker.restarts)] + usage(worker.pid) + limits
             + [String(snapshot.hostPID)])
         rows += worker.pid.map { rowsBelow(Int32($0)) } ?? []
       }
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"
-    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + (limited.map { [$0] } ?? []) + TextTable(rows).lines
+    let failures = snapshot.boundaries.compactMap { boundary in boundary.failure.map { "FAILED: \(boundary.boundary): \($0)" } }
+    return ["\(app): host pid \(snapshot.hostPID)\(placement)"] + (limited.map { [$0] } ?? []) + TextTable(rows).lines + failures
   }
 }

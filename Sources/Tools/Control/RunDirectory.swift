@@ -38,6 +38,28 @@ struct RunDirectory: Sendable {
   /// The run file of `app`'s composition while it is up.
   func runFile(of app: String) -> String { "\(path)/\(app).run" }
 
+  /// Takes the lock of `app`'s launches (`APP.lock`, an exclusive `flock`), waiting while
+  /// another process holds it; closing the returned descriptor lets it go.
+  func lock(_ app: String) throws(DetachedError) -> Int32 {
+    let path = "\(self.path)/\(app).lock"
+    let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw .cannotLock(path: path, errno: errno) }
+    while flock(descriptor, LOCK_EX) != 0 {
+      guard errno == EINTR else {
+        let error = errno
+        close(descriptor)
+        throw .cannotLock(path: path, errno: error)
+      }
+    }
+    return descriptor
+  }
+
+  /// The apps that have a run file here, up or left by a host that is gone, by name.
+  var appsWithRunFiles: [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    return names.filter { $0.hasSuffix(".run") }.map { String($0.dropLast(4)) }.sorted()
+  }
+
   /// What the host of `app` writes: its standard output and error.
   func hostLog(of app: String) -> String { "\(path)/\(app).log" }
 

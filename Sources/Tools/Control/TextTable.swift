@@ -1,5 +1,6 @@
 import Bulkhead
 import BulkheadDistribution
+import Foundation
 
 /// Rows of text in columns as wide as their widest cell, for `ps` and `top`.
 ///
@@ -10,6 +11,25 @@ struct TextTable {
   let rows: [[String]]
 
   init(_ rows: [[String]]) { self.rows = rows }
+
+  /// `text` in lines of at most `width` characters, broken at spaces (a longer word stays
+  /// whole), the lines after the first indented two spaces: for `top`'s 80 columns.
+  ///
+  /// ```swift
+  /// TextTable.wrap("FAILED: timers: restarted 3 times within 10.0 seconds", width: 30)
+  /// ```
+  static func wrap(_ text: String, width: Int = 80) -> [String] {
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+      if !line.isEmpty, line.count + 1 + word.count > width {
+        lines.append(line)
+        line = "  "
+      }
+      line += (line.isEmpty || line == "  " ? "" : " ") + word
+    }
+    return lines + [line]
+  }
 
   var lines: [String] {
     let widths = rows.reduce(into: [Int]()) { widths, row in
@@ -28,6 +48,14 @@ struct TextTable {
 
 /// How `ps` and `top` write amounts.
 enum Amount {
+  /// The local time of day, `14:05:09`: plain ASCII, as a pipe may take it.
+  static func timeOfDay(_ date: Date = Date()) -> String {
+    var seconds = time_t(date.timeIntervalSince1970)
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+  }
+
   /// `1:05` or `2:01:05`.
   static func duration(seconds: Double) -> String {
     let whole = Int(seconds)

@@ -1,6 +1,5 @@
 import Bulkhead
 import BulkheadDistribution
-import Dispatch
 import Foundation
 internal import Transport
 
@@ -27,28 +26,13 @@ struct TopView {
     let inner: [Int: [ProcessTree.Worker]]
   }
 
-  /// Draws until `q`, Ctrl-C, SIGTERM or SIGHUP, or until the composition goes down.
+  /// Draws until `q`, Ctrl-C, SIGTERM or SIGHUP, or until the composition goes down; one
+  /// plain frame when standard output is not a terminal (`RedrawLoop`).
   func run() async throws {
-    let screen = RawTerminal.enter()
-    let signals = [SIGINT, SIGTERM, SIGHUP].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { @Sendable in
-        screen.restore()
-        exit(0)
-      }
-      source.resume()
-      return source
-    }
-    defer {
-      for source in signals { source.cancel() }
-      screen.restore()
-    }
     var connection = try target.connect()
     defer { connection.system.close() }
     var previous: Sample?
-    var input = screen.input
-    while true {
+    try await RedrawLoop.run {
       let snapshot = try await snapshot(over: &connection)
       let workers = snapshot.boundaries.flatMap { $0.workers.compactMap(\.pid) }
       let tree = ProcessTree.scan()
@@ -58,9 +42,8 @@ struct TopView {
         snapshot: snapshot, time: .now,
         processes: Dictionary(uniqueKeysWithValues: pids.compactMap { pid in ProcessState(of: Int32(pid)).map { (pid, $0) } }),
         inner: inner)
-      screen.draw(frame(sample, since: previous))
-      previous = sample
-      if input.waitForQuit(until: sample.time + .seconds(1)) { return }
+      defer { previous = sample }
+      return frame(sample, since: previous)
     }
   }
 
@@ -98,41 +81,52 @@ struct TopView {
       }
       return [String(pid), String(now.state), cpu ?? "-", now.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-"]
     }
-    let limited = LimitColumns.mechanism(of: sample.snapshot)
-    var rows = [
-      ["BOUNDARY", "PID", "STATE", "CPU%", "RSS", "ACTIONS", "ACTIONS/S", "SENT/S", "RECEIVED/S", "P50", "P99", "RESTARTS", "SLOW"]
-        + (limited == nil ? [] : LimitColumns.headers)
-    ]
-    rows.append(["(host)"] + process(sample.snapshot.hostPID))
-    for boundary in sample.snapshot.boundaries {
-      // A boundary moved to the host runs in the host's process: "host" where its workers' pids were.
-      rows.append(
-        [boundary.boundary, boundary.residence == .host ? "host" : "", "", "", "", String(boundary.actions),
+    let snapshot = sample.snapshot
+    var crossings = [["BOUNDARY", "ACTIONS", "ACTIONS/S", "OUT/S", "IN/S", "P50", "P99"]]
+    var processes = [["PROCESS", "PID", "STATE", "CPU%", "RSS", "RESTARTS"]]
+    var limits = [["PROCESS"] + LimitColumns.headers]
+    processes.append(["(host)"] + process(snapshot.hostPID) + ["-"])
+    for boundary in snapshot.boundaries {
+      crossings.append(
+        [boundary.boundary, String(boundary.actions),
          rate(\.actions, of: boundary).map(Amount.decimal) ?? "-",
          rate(\.bytesSent, of: boundary).map(Amount.bytes) ?? "-",
          rate(\.bytesReceived, of: boundary).map(Amount.bytes) ?? "-",
          boundary.latency.map { Amount.latency(microseconds: $0.p50) } ?? "-",
-         boundary.latency.map { Amount.latency(microseconds: $0.p99) } ?? "-",
-         String(boundary.workers.map(\.restarts).reduce(0, +)),
-         boundary.replyDelayMilliseconds > 0 ? "\(boundary.replyDelayMilliseconds) ms" : "-"])
+         boundary.latency.map { Amount.latency(microseconds: $0.p99) } ?? "-"])
+      // A boundary moved to the host runs in the host's process: "host" where its workers were.
+      if boundary.residence == .host { processes.append([boundary.boundary, "host", "-", "-", "-", "-"]) }
       for (index, worker) in boundary.workers.enumerated() where boundary.residence == .worker {
-        let limits =
-          limited == nil
-          ? [] : [""] + LimitColumns.cells(
-            of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { sample.processes[$0]?.residentKilobytes })
-        rows.append(["  \(boundary.boundary)[\(index)]"] + process(worker.pid) + ["", "", "", "", "", "", String(worker.restarts)] + limits)
+        let name = "\(boundary.boundary)[\(index)]"
+        let cells = boundary.failure != nil && worker.pid == nil ? ["-", "failed", "-", "-"] : process(worker.pid)
+        processes.append([name] + cells + [String(worker.restarts)])
+        limits.append(
+          [name] + LimitColumns.cells(
+            of: worker.pid, in: boundary, residentKilobytes: worker.pid.flatMap { sample.processes[$0]?.residentKilobytes }))
         for inner in worker.pid.flatMap({ sample.inner[$0] }) ?? [] {
-          rows.append([String(repeating: "  ", count: inner.depth) + inner.boundary] + process(Int(inner.pid)))
+          processes.append([String(repeating: "  ", count: inner.depth) + inner.boundary] + process(Int(inner.pid)) + ["-"])
         }
       }
     }
-    let clock = Date().formatted(date: .omitted, time: .standard)
-    let moves = sample.snapshot.boundaries.compactMap { boundary in
+    let clock = Amount.timeOfDay()
+    var lines = ["\(target.app): host pid \(snapshot.hostPID)   \(clock)   q or Ctrl-C quits"]
+    lines += snapshot.boundaries.flatMap { boundary in
+      boundary.failure.map { TextTable.wrap("FAILED: \(boundary.boundary): \($0)") } ?? []
+    }
+    lines += snapshot.boundaries.filter { $0.replyDelayMilliseconds > 0 }.map {
+      "slow: \($0.boundary) holds each reply \($0.replyDelayMilliseconds) ms"
+    }
+    lines += [""] + TextTable(crossings).lines + [""] + TextTable(processes).lines
+    if let limited = LimitColumns.mechanism(of: snapshot) {
+      lines += [""] + TextTable.wrap(limited)
+      lines += TextTable(limits).lines
+    }
+    let moves = snapshot.boundaries.compactMap { boundary in
       boundary.lastMoveNanoseconds.map {
         "\(boundary.boundary) moved to the \(boundary.residence) in \(TimingsTable.duration(UInt64($0)))"
       }
     }
-    return ["\(target.app): host pid \(sample.snapshot.hostPID)   \(clock)   q or Ctrl-C quits"] + (limited.map { [$0] } ?? []) + [""]
-      + TextTable(rows).lines + (moves.isEmpty ? [] : ["", "last moves: " + moves.joined(separator: "; ")])
+    if !moves.isEmpty { lines += [""] + TextTable.wrap("last moves: " + moves.joined(separator: "; ")) }
+    return lines
   }
 }

@@ -22,6 +22,10 @@ struct UpLauncher {
 
   func launch(terminal: HostTerminal) throws {
     let directory = try RunDirectory.open(creating: true)
+    // One launch of an app at a time: a second `up` racing this one waits, then finds it up,
+    // instead of starting a host that writes into the same log.
+    let lock = try directory.lock(app)
+    defer { close(lock) }
     let runPath = directory.runFile(of: app)
     if let run = try RunFile.read(at: runPath) {
       guard run.hostStatus(app: app) == .gone else {
