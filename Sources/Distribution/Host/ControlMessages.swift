@@ -199,8 +199,9 @@ extension Composition {
         boundary: process.boundary,
         workers: remote.places.map { Wire.WorkerPlace(pid: $0.pid.map(Int.init), restarts: $0.restarts) },
         statistics: statistics, replyDelayMilliseconds: remote.replyDelay,
+        // Over the last seconds, wherever the child ran: a move or a fault shows at once.
         latency: timings(of: process.boundary).flatMap { timings in
-          let trips = timings.remoteActions
+          let trips = timings.recent.window(at: .now)
           guard trips.count > 0 else { return nil }
           return Wire.LatencyPercentiles(
             p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))

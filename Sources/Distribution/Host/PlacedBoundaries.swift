@@ -28,6 +28,10 @@ struct PlacedBoundaries: BoundaryRunner {
     remotes[path]?.reduce(Child.self, into: &state, action: action, elements: elements, lineage: lineage)
   }
 
+  func ranHere(atBoundary path: String, took duration: Duration) {
+    remotes[path]?.ranInHost(took: duration)
+  }
+
   /// The placed boundary at `path` and every placed one inside it forget the children under
   /// `elements`: popping a stack screen ends the workers' copies of its `path.detail` too.
   func childRemoved(atBoundary path: String, elements: [any Sendable]) {

@@ -23,6 +23,9 @@ public protocol BoundaryInstrument: Sendable {
   func effectActionProcessed(_ action: EffectActionTrip)
   /// `event` happened at `instant`.
   func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant)
+  /// An action of `boundary`'s child ran in the host's own process, after the boundary was
+  /// moved there, for `nanoseconds` up to `end`.
+  func actionRanInHost(boundary: String, nanoseconds: UInt64, at end: MonotonicInstant)
   /// Whether the trips should name their actions, which costs a description of each: false
   /// unless an instrument says otherwise.
   var wantsActionNames: Bool { get }
@@ -36,6 +39,8 @@ extension BoundaryInstrument {
   public func effectActionProcessed(_ action: EffectActionTrip) {}
   /// Does nothing with `event`.
   public func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant) {}
+  /// Does nothing with the action run in the host.
+  public func actionRanInHost(boundary: String, nanoseconds: UInt64, at end: MonotonicInstant) {}
   /// False: the trips leave their actions unnamed.
   public var wantsActionNames: Bool { false }
 }
@@ -128,5 +133,9 @@ struct Instruments: BoundaryInstrument {
 
   func eventOccurred(_ event: BoundaryEvent, at instant: MonotonicInstant) {
     for instrument in all { instrument.eventOccurred(event, at: instant) }
+  }
+
+  func actionRanInHost(boundary: String, nanoseconds: UInt64, at end: MonotonicInstant) {
+    for instrument in all { instrument.actionRanInHost(boundary: boundary, nanoseconds: nanoseconds, at: end) }
   }
 }

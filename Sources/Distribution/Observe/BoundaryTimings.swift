@@ -31,16 +31,28 @@ public struct BoundaryTimings: Sendable, Equatable {
   public internal(set) var stalls = 0
   /// Effects that were running in a worker when it died.
   public internal(set) var effectsLost = 0
+  /// Actions of the child run in the host's own process, after the boundary was moved there
+  /// (`Composition.move`), in nanoseconds.
+  public internal(set) var hostActions = LogHistogram()
+  /// Round trips and actions run in the host, over the last few seconds.
+  package internal(set) var recent = RecentLatency()
 
   init() {}
 
   mutating func record(_ trip: RemoteActionTrip) {
     remoteActions.record(trip.nanoseconds)
+    recent.record(trip.nanoseconds, at: trip.end)
     workerHandling.record(trip.workerNanoseconds)
     bytesSent += trip.bytesSent
     bytesReceived += trip.bytesReceived
     if let bytes = trip.hostPatchBytes { hostPatchBytes.record(UInt64(bytes)) }
     if let bytes = trip.workerPatchBytes { workerPatchBytes.record(UInt64(bytes)) }
+  }
+
+  /// An action of the child that ran in the host for `nanoseconds`, ending at `end`.
+  mutating func recordInHost(_ nanoseconds: UInt64, at end: MonotonicInstant) {
+    hostActions.record(nanoseconds)
+    recent.record(nanoseconds, at: end)
   }
 
   mutating func record(_ action: EffectActionTrip) {
@@ -84,6 +96,10 @@ final class TimingsRecorder: BoundaryInstrument {
 
   func effectActionProcessed(_ action: EffectActionTrip) {
     timings.withLock { $0[action.boundary]?.record(action) }
+  }
+
+  func actionRanInHost(boundary: String, nanoseconds: UInt64, at end: MonotonicInstant) {
+    timings.withLock { $0[boundary]?.recordInHost(nanoseconds, at: end) }
   }
 
   func eventOccurred(_ event: BoundaryEvent, at _: MonotonicInstant) {

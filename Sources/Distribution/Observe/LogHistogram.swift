@@ -47,6 +47,18 @@ public struct LogHistogram: Sendable, Equatable {
     sum = overflow ? .max : total
   }
 
+  /// Adds every value `other` recorded, as if they had been recorded here.
+  package mutating func add(_ other: LogHistogram) {
+    guard other.count > 0 else { return }
+    if buckets.isEmpty { buckets = Array(repeating: 0, count: Self.bucketCount) }
+    for index in other.buckets.indices { buckets[index] &+= other.buckets[index] }
+    minimum = count == 0 ? other.minimum : min(minimum, other.minimum)
+    maximum = max(maximum, other.maximum)
+    count += other.count
+    let (total, overflow) = sum.addingReportingOverflow(other.sum)
+    sum = overflow ? .max : total
+  }
+
   /// The value below which `fraction` (0...1) of the recorded values fall: the middle of the
   /// bucket that holds that rank, kept within the least and greatest values. Zero when empty.
   ///

@@ -19,6 +19,15 @@ package protocol BoundaryRunner: Sendable {
   /// state, and with it every child below it: of the boundaries under `path`, those whose
   /// `elements` begin with these.
   func childRemoved(atBoundary path: String, elements: [any Sendable])
+
+  /// The child at `path`, a boundary the runner places but whose `reduce` answered nil (it was
+  /// moved to this process), ran here and took `duration`: for the runner's timings.
+  func ranHere(atBoundary path: String, took duration: Duration)
+}
+
+extension BoundaryRunner {
+  /// Does nothing: a runner that keeps no timings.
+  package func ranHere(atBoundary path: String, took duration: Duration) {}
 }
 
 /// Where a host's reducer is in the tree while it runs, and which boundaries below run
@@ -66,7 +75,13 @@ package struct BoundaryContext: Sendable {
     }
     let inner = placed.contains { $0.hasPrefix(path + ".") }
       ? BoundaryContext(runner: runner, placed: placed, path: path, elements: elements) : nil
-    return Self.$current.withValue(inner) { child.reduce(into: &state, action: action) }
+    // A placed boundary the runner gave back runs here now (it was moved to this process):
+    // timed, so that its latency reads the same wherever it runs.
+    guard placed.contains(path) else { return Self.$current.withValue(inner) { child.reduce(into: &state, action: action) } }
+    let start = ContinuousClock.now
+    let effect = Self.$current.withValue(inner) { child.reduce(into: &state, action: action) }
+    runner.ranHere(atBoundary: path, took: start.duration(to: .now))
+    return effect
   }
 
   /// Tells the runner that the child state of `element` (or its only child) at the boundary
