@@ -106,7 +106,10 @@ import Transport
     store.send(.opener(.exhaust(most: 10_000)))
     #expect(store.state.opener.stoppedBy == EMFILE)
     #expect((8..<64).contains(store.state.opener.opened), "opened \(store.state.opener.opened)")
-    #expect(Self.openDescriptors() == before)
+    // The worker's 64 stayed in the worker: the host's count moves only by what other tests
+    // running beside this one open and close meanwhile.
+    let after = Self.openDescriptors()
+    #expect(abs(after - before) < 16, "the host went from \(before) descriptors to \(after)")
     // The worker goes on: it closed what it opened.
     store.send(.opener(.exhaust(most: 4)))
     #expect(store.state.opener.opened == 4 && store.state.opener.stoppedBy == nil)

@@ -14,8 +14,28 @@ package struct ForeignHashable: Hashable, Sendable {
   /// at $55f9cf4c90c8).CancelID") left out: they differ from one process to the next, and
   /// between a host and its workers' executable, where the same id must describe itself the
   /// same (a feature's private `CancelID` cancelled from the other side of a boundary).
+  ///
+  /// A scan of the UTF-8 bytes, not a regular expression: cancellation compares ids this way
+  /// for every effect it looks at, on the store's actor.
   static func withoutAddresses(_ text: String) -> String {
-    guard text.contains("(unknown context at $") else { return text }
-    return text.replacing(/\(unknown context at \$[0-9a-fA-F]+\)/, with: "(private)")
+    let marker = Array("(unknown context at $".utf8)
+    let bytes = Array(text.utf8)
+    guard bytes.count >= marker.count else { return text }
+    var result: [UInt8] = []
+    var index = 0
+    var changed = false
+    while index < bytes.count {
+      if bytes[index] == marker[0], index + marker.count <= bytes.count, bytes[index..<index + marker.count].elementsEqual(marker),
+        let close = bytes[(index + marker.count)...].firstIndex(of: UInt8(ascii: ")"))
+      {
+        result += Array("(private)".utf8)
+        index = close + 1
+        changed = true
+      } else {
+        result.append(bytes[index])
+        index += 1
+      }
+    }
+    return changed ? String(decoding: result, as: UTF8.self) : text
   }
 }
