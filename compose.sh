@@ -343,6 +343,8 @@ case "$command" in
     exec "$host" --study "$1" --report "$(from_caller "${2:-$1-study.html}")" "${options[@]}" "${study_options[@]}"
     ;;
   test)
+    # The tests run the host as a person would from its own command line, which names itself.
+    unset BULKHEAD_COMMAND
     # A filter or other options apply to this package's tests only.
     [ $# -gt 0 ] && exec swift test "$@"
     swift test
