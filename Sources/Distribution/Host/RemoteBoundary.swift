@@ -205,9 +205,7 @@ final class RemoteBoundary: Sendable {
   /// An action of the child ran in the host, which the boundary was moved to, and took
   /// `duration`: for the timings, where it counts with the round trips over the last seconds.
   func ranInHost(took duration: Duration) {
-    let (seconds, attoseconds) = duration.components
-    let nanoseconds = UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
-    instrument.actionRanInHost(boundary: path, nanoseconds: nanoseconds, at: .now)
+    instrument.actionRanInHost(boundary: path, nanoseconds: UInt64(max(0, duration / .nanoseconds(1))), at: .now)
   }
 
   /// How the child's states and actions cross, made once; nil when either is not `Codable`.

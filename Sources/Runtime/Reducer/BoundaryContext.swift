@@ -73,14 +73,19 @@ package struct BoundaryContext: Sendable {
     if let effect = runner.reduce(child, atBoundary: path, elements: elements, into: &state, action: action) {
       return effect
     }
-    let inner = placed.contains { $0.hasPrefix(path + ".") }
-      ? BoundaryContext(runner: runner, placed: placed, path: path, elements: elements) : nil
-    // A placed boundary the runner gave back runs here now (it was moved to this process):
-    // timed, so that its latency reads the same wherever it runs.
-    guard placed.contains(path) else { return Self.$current.withValue(inner) { child.reduce(into: &state, action: action) } }
-    let start = ContinuousClock.now
+    // One look at the placed boundaries: whether one lies inside this one, and whether this one
+    // is placed itself — then the runner gave it back (it was moved to this process), and its
+    // run here is timed, so that its latency reads the same wherever it runs.
+    let prefix = path + "."
+    var isPlaced = false
+    var holdsPlaced = false
+    for placed in placed {
+      if placed == path { isPlaced = true } else if placed.hasPrefix(prefix) { holdsPlaced = true }
+    }
+    let inner = holdsPlaced ? BoundaryContext(runner: runner, placed: placed, path: path, elements: elements) : nil
+    let start = isPlaced ? ContinuousClock.now : nil
     let effect = Self.$current.withValue(inner) { child.reduce(into: &state, action: action) }
-    runner.ranHere(atBoundary: path, took: start.duration(to: .now))
+    if let start { runner.ranHere(atBoundary: path, took: start.duration(to: .now)) }
     return effect
   }
 

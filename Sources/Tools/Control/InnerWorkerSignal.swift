@@ -21,8 +21,7 @@ struct InnerWorkerSignal {
   ///
   /// - Throws: `ControlError.noSuchWorker` for an index past the boundary's workers.
   func send(below snapshot: Wire.ControlSnapshot) throws(ControlError) -> String? {
-    let outer = snapshot.boundaries.flatMap { $0.workers.compactMap { $0.pid.map(Int32.init) } }
-    let workers = ProcessTree.scan().innerWorkers(under: outer).filter { $0.worker.boundary == boundary }
+    let workers = ProcessTree.scan().innerWorkers(below: snapshot).filter { $0.worker.boundary == boundary }
     guard !workers.isEmpty else { return nil }
     guard let target = workers.first(where: { $0.index == index })?.worker else {
       throw .noSuchWorker(boundary: boundary, index: index, workers: workers.count)

@@ -30,8 +30,7 @@ struct ProcessTable {
       let cpu = Double(process.cpuTicks) / Double(ProcessState.ticksPerSecond)
       return [process.residentKilobytes.map { Amount.bytes(Double($0) * 1024) } ?? "-", "\(Amount.hundredths(cpu)) s"]
     }
-    let outer = snapshot.boundaries.flatMap { $0.workers.compactMap { $0.pid.map(Int32.init) } }
-    let inner = Dictionary(grouping: ProcessTree.scan().innerWorkers(under: outer), by: \.worker.parent)
+    let inner = Dictionary(grouping: ProcessTree.scan().innerWorkers(below: snapshot), by: \.worker.parent)
     let limited = LimitColumns.mechanism(of: snapshot)
     let noLimits = limited == nil ? [] : ["-", "-", "-"]
     /// The rows of the workers below `pid`, each followed by those below it.

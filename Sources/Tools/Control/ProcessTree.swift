@@ -49,6 +49,12 @@ struct ProcessTree {
     let index: Int
   }
 
+  /// Every worker below the host's workers in `snapshot` (in placement and pool order), depth
+  /// first, numbered by boundary.
+  func innerWorkers(below snapshot: Wire.ControlSnapshot) -> [NumberedWorker] {
+    innerWorkers(under: snapshot.boundaries.flatMap { $0.workers.compactMap { $0.pid.map(Int32.init) } })
+  }
+
   /// Every worker below the host's workers `outer` (in placement and pool order), depth first,
   /// numbered by boundary.
   func innerWorkers(under outer: [Int32]) -> [NumberedWorker] {

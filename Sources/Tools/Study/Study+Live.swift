@@ -18,11 +18,8 @@ extension Study {
     }
     defer { live.composition.shutdown() }
     let total = 1 + 3 * boundaries.count
-    var number = 1
-    func say(_ text: String) {
-      progress("[\(number)/\(total)] \(text)")
-      number += 1
-    }
+    var count = RunCount(total: total)
+    func say(_ text: String) { progress(count.next(text)) }
     func move(_ boundary: String, to residence: Residence) throws {
       do {
         let took = try live.composition.move(boundary, to: residence)

@@ -59,11 +59,8 @@ package struct Study {
       boundaries.last { boundary.hasPrefix($0 + ".") }.map { (outer: $0, inner: boundary) }
     }
     let total = 1 + 3 * boundaries.count + 2 * trees.count
-    var number = 1
-    func say(_ text: String) {
-      progress("[\(number)/\(total)] \(text)")
-      number += 1
-    }
+    var count = RunCount(total: total)
+    func say(_ text: String) { progress(count.next(text)) }
     say("every boundary in the host, the script \(rounds) time(s)")
     var runs = [try await measure(placing: [], fault: nil, rounds: rounds)]
     let (at, actions) = try faultAction(inHost: runs[0])
@@ -71,7 +68,7 @@ package struct Study {
       say("\(words), the script \(rounds) time(s)")
       guard let measured = try? await measure(placing: placed, fault: nil, rounds: rounds) else {
         progress("  \(words) cannot be placed: left out")
-        number += faults.count
+        count.skip(faults.count)
         return
       }
       runs.append(measured)
@@ -191,6 +188,23 @@ package struct Study {
     }
   }
 
+}
+
+/// Numbers the study's runs as it says them: "[3/7] kill counter1 at action 2 of 4".
+struct RunCount {
+  let total: Int
+  private var number = 1
+
+  init(total: Int) { self.total = total }
+
+  /// `text` as the next run's line.
+  mutating func next(_ text: String) -> String {
+    defer { number += 1 }
+    return "[\(number)/\(total)] \(text)"
+  }
+
+  /// Runs that will not be made.
+  mutating func skip(_ runs: Int) { number += runs }
 }
 
 /// Collects one run's measurements from the store's thread and the supervisors' events.
