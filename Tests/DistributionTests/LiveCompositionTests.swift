@@ -102,24 +102,31 @@ import Testing
   /// The state of notes after its script and then `actions`, each sent and its effects
   /// awaited as `send` awaits them.
   @MainActor private static func inOneProcess(then actions: [Notes.Action]) async throws -> Notes.State {
-    let driver = FinalState(then: actions)
-    let app = try #require(ExampleApp.named("notes"))
-    #expect(await app.drive(within: nil, by: driver) { _ in })
-    return try #require(driver.state)
+    try await FinalState.of("notes", then: actions)
   }
 }
 
-/// Plays an app's script on a store of its own, then sends `then`, and keeps the state.
-@MainActor private final class FinalState: ScriptDriver {
-  let then: [Notes.Action]
-  var state: Notes.State?
+/// Plays an app's script on a store of its own, then sends `then`, and keeps the state: what
+/// a live composition's state must be after its script and the same actions sent to it.
+@MainActor final class FinalState<Root: Sendable, Action: Sendable>: ScriptDriver {
+  let then: [Action]
+  var state: Root?
 
-  init(then: [Notes.Action]) { self.then = then }
+  private init(then: [Action]) { self.then = then }
 
-  func drive<State: Sendable, Action: Sendable>(_ script: ActionScript<State, Action>) async {
+  /// The state of `app` after its script and then `actions`, each sent and its effects
+  /// awaited as `./compose.sh send` awaits them.
+  static func of(_ app: String, then actions: [Action]) async throws -> Root {
+    let driver = FinalState(then: actions)
+    let found = try #require(ExampleApp.named(app))
+    #expect(await found.drive(within: nil, by: driver) { _ in })
+    return try #require(driver.state)
+  }
+
+  func drive<State: Sendable, ScriptAction: Sendable>(_ script: ActionScript<State, ScriptAction>) async {
     let store = Store(initialState: script.initialState) { Reduce(script.root.reduce) }
     await script.play(on: store)
-    for case let action as Action in then { await store.send(action).finish() }
-    state = store.state as? Notes.State
+    for case let action as ScriptAction in then { await store.send(action).finish() }
+    state = store.state as? Root
   }
 }

@@ -59,7 +59,7 @@ public enum BoundaryEvent: Sendable, Equatable, Codable, CustomStringConvertible
     case let .actionFailed(boundary, reason): "an action of \(boundary) failed: \(reason)"
     case let .limitExceeded(boundary, pid, limit): "\(boundary) worker \(pid) exceeded its \(limit)"
     case let .moved(boundary, residence, duration):
-      "\(boundary) moved to the \(residence) in \(duration)"
+      "\(boundary) moved to the \(residence) in \(duration.readable)"
     case let .nested(parent, event): "\(event.innermost) (reported by \(parent)'s worker, depth \(depth))"
     }
   }

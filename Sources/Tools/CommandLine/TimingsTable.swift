@@ -42,14 +42,7 @@ struct TimingsTable {
 
   /// `nanoseconds` in the unit that keeps it short: "850 ns", "42.1 µs", "3.20 ms", "1.50 s".
   static func duration(_ nanoseconds: UInt64) -> String {
-    let value = Double(nanoseconds)
-    switch nanoseconds {
-    case 0: return "-"
-    case ..<1_000: return "\(nanoseconds) ns"
-    case ..<1_000_000: return String(format: "%.1f µs", value / 1e3)
-    case ..<1_000_000_000: return String(format: "%.2f ms", value / 1e6)
-    default: return String(format: "%.2f s", value / 1e9)
-    }
+    nanoseconds == 0 ? "-" : Duration.nanoseconds(Int64(clamping: nanoseconds)).readable
   }
 
   /// `count` bytes as "512 B", "12.5 KB", "3.1 MB".
