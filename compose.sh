@@ -38,6 +38,7 @@
 #   ./compose.sh send APP 'ACTION'      send an action to its root store, written as run prints
 #                                       it or as JSON, and print the state after it
 #   ./compose.sh send APP --file FILE   the same for each line of FILE
+#                                       (--repeat N after either: N times over; shows the last)
 #   ./compose.sh state APP [BOUNDARY] [--json]  its root state, or BOUNDARY's, as run prints it
 #   ./compose.sh move APP BOUNDARY host|worker  move a placed BOUNDARY while it runs; says how long it took
 #   ./compose.sh down APP               stop it: workers, sockets and run file go
@@ -297,8 +298,13 @@ case "$command" in
     if [ $# -eq 0 ] && { [ "$command" = ps ] || [ "$command" = top ]; }; then set -- --every; fi
     [ $# -ge 1 ] || fail "$command takes an APP first (\"./compose.sh help\" shows what follows)"
     # A file of actions is named from where compose.sh was run.
-    if [ "$command" = send ] && [ "${2:-}" = --file ] && [ $# -ge 3 ]; then
-      set -- "$1" --file "$(from_caller "$3")" "${@:4}"
+    if [ "$command" = send ]; then
+      arguments=()
+      while [ $# -gt 0 ]; do
+        if [ "$1" = --file ] && [ $# -ge 2 ]; then arguments+=(--file "$(from_caller "$2")"); shift 2
+        else arguments+=("$1"); shift; fi
+      done
+      set -- "${arguments[@]}"
     fi
     # Any host reaches any composition; the one built already will do.
     if [ -z "${BULKHEAD_HOST:-}" ] && [ -z "$package" ] && [ -x "$root/.build/release/parent-host" ]; then

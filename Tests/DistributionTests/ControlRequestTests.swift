@@ -18,10 +18,12 @@ import Transport
     #expect(try parse("slow", "timers", "250") == .slow(boundary: "timers", milliseconds: 250))
     #expect(try parse("logs", "-f") == .logs(boundary: nil, follow: true))
     #expect(try parse("logs", "-f", "timers") == .logs(boundary: "timers", follow: true))
-    #expect(try parse("send", "addTimerTapped") == .send(.text("addTimerTapped")))
+    #expect(try parse("send", "addTimerTapped") == .send(.text("addTimerTapped"), times: 1))
+    #expect(try parse("send", "addTimerTapped", "--repeat", "100") == .send(.text("addTimerTapped"), times: 100))
+    #expect(try parse("send", "--repeat", "3", "--file", "a.txt") == .send(.file("a.txt"), times: 3))
     // An action the shell split at its spaces is one action.
-    #expect(try parse("send", "removeTimerTapped(id:", "1)") == .send(.text("removeTimerTapped(id: 1)")))
-    #expect(try parse("send", "--file", "a.txt") == .send(.file("a.txt")))
+    #expect(try parse("send", "removeTimerTapped(id:", "1)") == .send(.text("removeTimerTapped(id: 1)"), times: 1))
+    #expect(try parse("send", "--file", "a.txt") == .send(.file("a.txt"), times: 1))
     #expect(try parse("state") == .state(boundary: nil, json: false))
     #expect(try parse("state", "--json", "timers") == .state(boundary: "timers", json: true))
     #expect(try ControlRequest(parsing: ["--app", "timers"], program: "host") == nil)
@@ -58,6 +60,8 @@ import Transport
     (["--control", "timers", "kill"], "kill takes a BOUNDARY"), (["--control", "timers", "stop", "t", "-1"], "whole number"),
     (["--control", "timers", "slow", "t"], "slow takes a BOUNDARY and a delay"), (["--control", "timers", "logs", "a", "b"], "logs takes"),
     (["--control", "timers", "send"], "send takes an ACTION"), (["--control", "timers", "send", "--file"], "send takes --file and a FILE"),
+    (["--control", "timers", "send", "addTimerTapped", "--repeat", "0"], "--repeat takes how many times to send, 1 to 10000"),
+    (["--control", "timers", "send", "addTimerTapped", "--repeat"], "--repeat takes how many times to send"),
     (["--control", "timers", "state", "a", "b"], "state takes a BOUNDARY and --json"),
   ])
   func aControlCommandLineItCannotActOnSaysWhatIsWrong(arguments: [String], problem: String) {

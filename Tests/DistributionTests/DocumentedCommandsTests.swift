@@ -60,6 +60,8 @@ import Testing
     "./compose.sh send two-counters 'counter1(.incrementButtonTapped)'":
       "state: State(counter1: Examples.Counter.State(count: 1), counter2: Examples.Counter.State(count: 0), parentObservations: 3)",
     "./compose.sh state two-counters counter1 --json": #"{"count":1}"#,
+    "./compose.sh send two-counters 'counter1(.incrementButtonTapped)' --repeat 100": "sent 100 actions; the last:",
+    "./compose.sh state two-counters counter1": "State(count: 200)",
   ]
 
   static let root = Compose.script.deletingLastPathComponent()

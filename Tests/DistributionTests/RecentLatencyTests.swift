@@ -41,8 +41,8 @@ import Testing
     #expect(one == both)
   }
 
-  /// After a move to the host, the boundary's actions are timed there: the window shows them,
-  /// with the round trips before the move.
+  /// After a move to the host, the boundary's actions are timed there, and the window shows
+  /// only them: the round trips before the move count in the totals, not in what `top` shows.
   @MainActor
   @Test func aBoundaryMovedToTheHostIsTimedThereAndTheWindowShowsIt() async throws {
     let composition = try composition(app: "two-counters", placement: "counter1\n")
@@ -55,9 +55,11 @@ import Testing
     let timings = try #require(composition.timings(of: "counter1"))
     #expect(timings.remoteActions.count == 3)
     #expect(timings.hostActions.count == 4)
-    #expect(timings.recent.window(at: .now).count == 7)
+    #expect(timings.recent.window(at: .now).count == 4)
     let latency = try #require(composition.boundarySnapshots.first { $0.boundary == "counter1" }?.latency)
-    #expect(latency.p50 >= 0 && latency.p99 >= latency.p50)
+    // A Counter's run in the host against a round trip to a worker: the change shows at once.
+    #expect(latency.p50 > 0 && latency.p99 >= latency.p50)
+    #expect(UInt64(latency.p50) < timings.remoteActions.percentile(0.5))
     #expect(store.state.counter1.count == 7)
   }
 }

@@ -145,7 +145,8 @@ extension Wire {
     }
   }
 
-  /// Round-trip latency percentiles of one boundary, in microseconds.
+  /// Latency percentiles of one boundary's actions, in nanoseconds: a child run in the host
+  /// after a move takes less than a microsecond.
   package struct LatencyPercentiles: Equatable, Sendable, WireCodable {
     package var p50: Int
     package var p99: Int
@@ -199,12 +200,12 @@ extension Composition {
         boundary: process.boundary,
         workers: remote.places.map { Wire.WorkerPlace(pid: $0.pid.map(Int.init), restarts: $0.restarts) },
         statistics: statistics, replyDelayMilliseconds: remote.replyDelay,
-        // Over the last seconds, wherever the child ran: a move or a fault shows at once.
+        // Over the last seconds, since the last move: a move or a fault shows at once.
         latency: timings(of: process.boundary).flatMap { timings in
           let trips = timings.recent.window(at: .now)
           guard trips.count > 0 else { return nil }
           return Wire.LatencyPercentiles(
-            p50: Int(trips.percentile(0.5) / 1_000), p99: Int(trips.percentile(0.99) / 1_000))
+            p50: Int(trips.percentile(0.5)), p99: Int(trips.percentile(0.99)))
         }
       ).limited(by: limits[process.boundary]).moved(remote.lastMove).failed(remote.failure.map(String.init(describing:)))
     }

@@ -34,7 +34,7 @@ public struct BoundaryTimings: Sendable, Equatable {
   /// Actions of the child run in the host's own process, after the boundary was moved there
   /// (`Composition.move`), in nanoseconds.
   public internal(set) var hostActions = LogHistogram()
-  /// Round trips and actions run in the host, over the last few seconds.
+  /// Round trips and actions run in the host, over the last few seconds since the last move.
   package internal(set) var recent = RecentLatency()
 
   init() {}
@@ -69,8 +69,11 @@ public struct BoundaryTimings: Sendable, Equatable {
     case .workerStalled: stalls += 1
     case let .effectsLost(_, count): effectsLost += count
     // An inner worker's event is its parent worker's business, not a crossing of this boundary.
+    // The recent window shows where the boundary runs now: the runs before a move were timed
+    // somewhere else, and would blur the change for seconds.
+    case .moved: recent = RecentLatency()
     case .workerStarted, .workerExited, .workerRetired, .connectionRefused, .boundaryFailed, .actionFailed, .limitExceeded,
-      .nested, .moved:
+      .nested:
       break
     }
   }

@@ -75,16 +75,21 @@ enum ControlCommand {
       terminal.say("\(app): moved \(boundary) to the \(residence) in \(TimingsTable.duration(UInt64(took)))")
     case .down:
       try await down(target, control, terminal: terminal)
-    case let .send(source):
+    case let .send(source, times):
       let actions = try source.actions()
       let steps: [Wire.SentAction]
       do {
-        steps = try await target.calling { try await control.send(actions: actions.map(\.text)) }
-      } catch let ControlError.actionUnreadable(index, message) where actions.indices.contains(index) {
+        let texts = actions.map(\.text)
+        steps = try await target.calling { try await control.send(actions: Array(repeating: texts, count: times).flatMap { $0 }) }
+      } catch let ControlError.actionUnreadable(index, message) where index >= 0 {
+        // The host read none of them: the first unreadable one is in the first round.
+        let action = actions[index % actions.count]
         throw ControlError.actionUnreadable(
-          index: index, message: "\(actions[index].place.map { "\($0): " } ?? "")the action does not read \(message)")
+          index: index, message: "\(action.place.map { "\($0): " } ?? "")the action does not read \(message)")
       }
-      for step in steps {
+      // Repeated, only the last is shown: what a hundred clicks came to.
+      if times > 1 { terminal.say("sent \(steps.count) actions; the last:") }
+      for step in times > 1 ? Array(steps.suffix(1)) : steps {
         terminal.say("→ \(step.action)")
         terminal.say("state: \(step.state)")
         if step.effectsRunning {

@@ -20,8 +20,8 @@ struct ControlRequest: Equatable {
     case slow(boundary: String, milliseconds: Int)
     case move(boundary: String, to: Residence)
     case down
-    /// Send actions: one written on the command line, or each line of a file.
-    case send(ActionSource)
+    /// Send actions: one written on the command line, or each line of a file, `times` over.
+    case send(ActionSource, times: Int)
     case state(boundary: String?, json: Bool)
   }
 
@@ -30,10 +30,13 @@ struct ControlRequest: Equatable {
   let app: String?
   let verb: Verb
 
+  /// The most times `send --repeat` sends: each answer carries the state after its action.
+  static let repeatLimit = 10_000
+
   static func usage(program: String) -> String {
     "usage: \(program) --control APP up [--placement FILE] | ps | top | logs [BOUNDARY] [-f] "
-      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | move BOUNDARY host|worker | send ACTION "
-      + "| send --file FILE | state [BOUNDARY] [--json] | down; \(program) --control --every ps|top"
+      + "| kill|stop|cont BOUNDARY [INDEX] | slow BOUNDARY MS | move BOUNDARY host|worker | send ACTION|--file FILE "
+      + "[--repeat N] | state [BOUNDARY] [--json] | down; \(program) --control --every ps|top"
   }
 
   /// Reads `arguments` when they start with `--control`; nil when they do not. The error
@@ -99,13 +102,22 @@ struct ControlRequest: Equatable {
       }
       self.verb = .move(boundary: operands[0], to: residence)
     case "send":
+      var operands = operands
+      var times = 1
+      if let flag = operands.firstIndex(of: "--repeat") {
+        guard operands.indices.contains(flag + 1), let value = Int(operands[flag + 1]), (1...Self.repeatLimit).contains(value) else {
+          throw wrong("--repeat takes how many times to send, 1 to \(Self.repeatLimit)")
+        }
+        times = value
+        operands.removeSubrange(flag...flag + 1)
+      }
       if operands.first == "--file" {
-        try count(2...2, "--file and a FILE of actions, one a line")
-        self.verb = .send(.file(operands[1]))
+        guard operands.count == 2 else { throw wrong("send takes --file and a FILE of actions, one a line") }
+        self.verb = .send(.file(operands[1]), times: times)
       } else {
         guard !operands.isEmpty else { throw wrong("send takes an ACTION, or --file FILE") }
         // The shell may have split an action with spaces in it: it is one action all the same.
-        self.verb = .send(.text(operands.joined(separator: " ")))
+        self.verb = .send(.text(operands.joined(separator: " ")), times: times)
       }
     case "state":
       let (boundary, json) = try boundaryAnd("--json")

@@ -84,9 +84,4 @@ enum Amount {
     let hundredths = Int((value * 100).rounded())
     return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
   }
-
-  /// Microseconds as milliseconds with two decimals: `0.35 ms`.
-  static func latency(microseconds: Int) -> String {
-    "\(hundredths(Double(microseconds) / 1_000)) ms"
-  }
 }

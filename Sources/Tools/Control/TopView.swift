@@ -92,8 +92,8 @@ struct TopView {
          rate(\.actions, of: boundary).map(Amount.decimal) ?? "-",
          rate(\.bytesSent, of: boundary).map(Amount.bytes) ?? "-",
          rate(\.bytesReceived, of: boundary).map(Amount.bytes) ?? "-",
-         boundary.latency.map { Amount.latency(microseconds: $0.p50) } ?? "-",
-         boundary.latency.map { Amount.latency(microseconds: $0.p99) } ?? "-"])
+         boundary.latency.map { Duration.nanoseconds($0.p50).readable } ?? "-",
+         boundary.latency.map { Duration.nanoseconds($0.p99).readable } ?? "-"])
       // A boundary moved to the host runs in the host's process: "host" where its workers were.
       if boundary.residence == .host { processes.append([boundary.boundary, "host", "-", "-", "-", "-"]) }
       for (index, worker) in boundary.workers.enumerated() where boundary.residence == .worker {
