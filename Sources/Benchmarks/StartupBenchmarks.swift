@@ -91,8 +91,9 @@ private func poolMemory(_ command: WorkerCommand) throws -> (unique: Double, pro
   return (unique.reduce(0, +) / Double(max(1, unique.count)), proportional.reduce(0, +))
 }
 
-/// A field in kilobytes of /proc/`pid`/`file` (smaps_rollup unless said), in megabytes.
-private func memory(of pid: Int32, _ field: String, in file: String = "smaps_rollup") -> Double {
+/// A field in kilobytes of /proc/`pid`/`file` (smaps_rollup unless said), in megabytes; 0 when
+/// it cannot be read.
+func memory(of pid: Int32, _ field: String, in file: String = "smaps_rollup") -> Double {
   guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
     let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
     let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Double($0) })

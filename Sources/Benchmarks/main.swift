@@ -1,11 +1,11 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [core | startup | limits | transport | patches | boundaries | nested | async-dependencies]
+//   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //   swift run -c release bulkhead-benchmark presenting
 //
-// With `core`, `startup`, `limits`, `transport`, `patches`, `boundaries`, `nested` or
+// With `core`, `startup`, `scaling`, `limits`, `transport`, `patches`, `boundaries`, `nested` or
 // `async-dependencies`, only those figures (`boundaries` includes the async dependencies);
 // `remote-action` measures that row alone, as long as asked, for profiling; `presenting`
 // (not in the whole run) re-presents Notes' sheet with the destination or its editor placed.
@@ -21,6 +21,8 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
 } else if CommandLine.arguments.dropFirst().first == "startup" {
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
+} else if CommandLine.arguments.dropFirst().first == "scaling" {
+  printTable("What each worker costs the host (pools of idle forked workers)", try scalingBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "limits" {
   printTable("Limits on workers", try limitBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "transport" {
@@ -68,6 +70,7 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
+  printTable("What each worker costs the host (pools of idle forked workers)", try scalingBenchmarks())
   printTable("Limits on workers", try limitBenchmarks())
   CPULayout.twoCores.apply()
   var crossProcess = try await transportBenchmarks(label: "two cores:")

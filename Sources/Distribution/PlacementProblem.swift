@@ -23,7 +23,7 @@ extension DistributionError {
     case missingValue(key: String)
     /// The setting `key` is given twice for `path`.
     case setTwice(key: String, path: String)
-    /// A pool size that is not a number from 1 to 64.
+    /// A pool size that is not a number from 1 to `Placement.largestPool`.
     case invalidPoolSize(String)
     /// The setting `key` has a value that is not a duration from 1 ms to 600 s.
     case invalidDuration(key: String, value: String)
@@ -47,6 +47,9 @@ extension DistributionError {
     case insideUncodable(path: String, outer: String, outerLine: Int, type: String)
     /// The boundary's `type` is not Codable, so it cannot cross a process boundary.
     case notCodable(boundary: String, type: String)
+    /// The host's workers, `workers` of them, need about `needed` descriptors in the host, and
+    /// it may open `limit` (its hard `RLIMIT_NOFILE`, which it cannot raise itself).
+    case tooFewDescriptors(workers: Int, needed: Int, limit: Int)
 
     public var description: String {
       switch self {
@@ -59,7 +62,7 @@ extension DistributionError {
         "unknown setting \(quoted(key)) after \(quoted(path)); expected \"pool N\", \"deadline D\", \"startup D\", \"memory SIZE\", \"cpu PERCENT%\" or \"files N\""
       case let .missingValue(key): "\(quoted(key)) needs a value"
       case let .setTwice(key, path): "\(quoted(key)) is set twice for \(quoted(path))"
-      case let .invalidPoolSize(value): "a pool size must be a number from 1 to 64, not \(quoted(value))"
+      case let .invalidPoolSize(value): "a pool size must be a number from 1 to \(Placement.largestPool), not \(quoted(value))"
       case let .invalidDuration(key, value):
         "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))"
       case let .invalidLimit(key, value):
@@ -83,6 +86,11 @@ extension DistributionError {
         "\(quoted(path)) is inside \(quoted(outer)) (line \(outerLine)), whose \(type) is not Codable: "
           + "its actions would cross in \(quoted(outer))'s, so it cannot be placed in a worker"
       case let .notCodable(boundary, type): DistributionError.notCodable(boundary: boundary, type: type).description
+      case let .tooFewDescriptors(workers, needed, limit):
+        """
+        its \(workers) workers need about \(needed) descriptors in the host, which may open \(limit) \
+        (ulimit -Hn); raise the limit or make the pools smaller
+        """
       }
     }
   }

@@ -13,6 +13,7 @@ import Testing
       Placement.Entry(path: "counter1", workers: 1, line: 3),
       Placement.Entry(path: "rows", workers: 3, line: 4),
     ])
+    #expect(try Placement(parsing: "rows pool 1024\n", file: "x").entries.first?.workers == Placement.largestPool)
   }
 
   @Test(arguments: [
@@ -23,6 +24,7 @@ import Testing
     ("counter1\ncounter\u{0}2 pool 2 x\n", 2, .unknownSetting(key: "x", path: "counter\u{0}2")),
     ("rows pool zero\n", 1, .invalidPoolSize("zero")),
     ("rows pool +2\n", 1, .invalidPoolSize("+2")),
+    ("rows pool 1025\n", 1, .invalidPoolSize("1025")),
     ("counter1 deadline +2s\n", 1, .invalidDuration(key: "deadline", value: "+2s")),
     ("counter1 deadline 0x10ms\n", 1, .invalidDuration(key: "deadline", value: "0x10ms")),
     ("counter1 startup 1e3ms\n", 1, .invalidDuration(key: "startup", value: "1e3ms")),

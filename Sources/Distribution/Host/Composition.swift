@@ -122,6 +122,7 @@ public final class Composition: Sendable {
           reason: .memoryBelowFloor(path: entry.path, bytes: bytes, floor: mechanism.memoryFloor, mechanism: mechanism.memory))
       }
     }
+    try Self.reserveDescriptors(for: outermost, of: placement)
     limits = Dictionary(uniqueKeysWithValues: placement.entries.map { ($0.path, $0.limits) })
     order = outermost.map(\.path)
     let recorder = recordsTimings ? TimingsRecorder(boundaries: order) : nil
@@ -181,6 +182,26 @@ public final class Composition: Sendable {
       shutdown()
       throw error
     }
+  }
+
+  /// The descriptors the host holds for each worker it starts: two sockets (requests, effects),
+  /// three pipes (its input, output and errors), two pidfds and a wake-up eventfd, measured
+  /// with `bulkhead-benchmark scaling`.
+  static let descriptorsPerWorker = 8
+
+  /// Raises the host's descriptor limit to what the workers of `entries` need, or says, at the
+  /// largest pool's line, that the hard limit does not allow them: better than a start that
+  /// fails halfway with "Bad file descriptor".
+  private static func reserveDescriptors(for entries: [Placement.Entry], of placement: Placement) throws(DistributionError) {
+    let workers = entries.reduce(0) { $0 + $1.workers }
+    // Room beside them for what the composition opens itself (about 30: the template, the
+    // socket directory, the control socket, logs) and a fork's passing pair: a start that
+    // needs more than the limit surely fails, and one that fits is not refused for less.
+    let needed = DescriptorBudget.inUse + workers * descriptorsPerWorker + 64
+    let limit = DescriptorBudget.raise(toHold: needed)
+    guard limit < needed, let largest = entries.max(by: { $0.workers < $1.workers }) else { return }
+    throw .placement(
+      file: placement.file, line: largest.line, reason: .tooFewDescriptors(workers: workers, needed: needed, limit: limit))
   }
 
   /// How much longer than its own deadline the worker of `outer` may take to answer, for the

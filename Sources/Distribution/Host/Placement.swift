@@ -15,7 +15,7 @@ internal import Transport
 /// rows pool 3               # a forEach boundary whose elements are spread over three workers
 /// ```
 ///
-/// `pool N` (1…64, `forEach` only), `deadline D` (how long a worker may take to answer one
+/// `pool N` (1…1,024, `forEach` only), `deadline D` (how long a worker may take to answer one
 /// request; default 2s) and `startup D` (how long a new worker may take to connect and greet;
 /// default 10s), with `D` in `ms` or `s`. Limits on each worker, enforced by the kernel
 /// (docs/limits.md): `memory SIZE` (16MB…1TB, in KB, MB or GB), `cpu P%` (of one core,
@@ -27,6 +27,15 @@ internal import Transport
 /// placement.entries.map(\.path)  // ["counter1", "counter2"]
 /// ```
 public struct Placement: Sendable, Equatable {
+  /// The most workers a `pool N` may have. Each costs the host descriptors and threads
+  /// (`bulkhead-benchmark scaling` measures them), and the host raises its own descriptor limit
+  /// to what the placement needs, or says it cannot.
+  ///
+  /// ```swift
+  /// Placement.largestPool  // 1024
+  /// ```
+  public static let largestPool = 1_024
+
   /// One placed boundary: a line of the file.
   ///
   /// ```swift
@@ -169,7 +178,7 @@ public struct Placement: Sendable, Equatable {
       }
       switch key {
       case "pool":
-        guard value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let size = Int(value), (1...64).contains(size) else {
+        guard value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let size = Int(value), (1...Self.largestPool).contains(size) else {
           throw .placement(file: file, line: line, reason: .invalidPoolSize(value))
         }
         workers = size
