@@ -23,6 +23,7 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
 } else if CommandLine.arguments.dropFirst().first == "scaling" {
   printTable("What each worker costs the host (pools of idle forked workers)", try scalingBenchmarks())
+  printTable("Many workers streaming effect actions at once (the Timers example)", try await streamingBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "limits" {
   printTable("Limits on workers", try limitBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "transport" {
@@ -71,6 +72,7 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   let startup = try await startupBenchmarks()
   printTable("Worker start-up", startup + (try childWorkerStartupBenchmarks(bareSpawn: startup[0].value)))
   printTable("What each worker costs the host (pools of idle forked workers)", try scalingBenchmarks())
+  printTable("Many workers streaming effect actions at once (the Timers example)", try await streamingBenchmarks())
   printTable("Limits on workers", try limitBenchmarks())
   CPULayout.twoCores.apply()
   var crossProcess = try await transportBenchmarks(label: "two cores:")

@@ -56,7 +56,11 @@ package struct Row {
   }
 
   private static func format(_ number: Double) -> String {
-    number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
+    // Two decimals at most, and no trailing zeros: 2, 1.5, 1.25.
+    var text = String(format: "%.2f", number)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
   }
 }
 
