@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -81,4 +82,24 @@ int bulkhead_set_limit(pid_t pid, int which, uint64_t soft, uint64_t hard) {
   }
   struct rlimit limit = {.rlim_cur = soft, .rlim_max = hard};
   return prlimit(pid, resources[which], &limit, NULL);
+}
+
+int bulkhead_epoll_create(void) {
+  return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int bulkhead_epoll_add(int epoll, int descriptor, uint64_t token) {
+  struct epoll_event event = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = token};
+  return epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event);
+}
+
+int bulkhead_epoll_remove(int epoll, int descriptor) {
+  return epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, NULL);
+}
+
+int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity) {
+  struct epoll_event events[64];
+  int count = epoll_wait(epoll, events, capacity < 64 ? capacity : 64, -1);
+  for (int index = 0; index < count; index++) tokens[index] = events[index].data.u64;
+  return count;
 }

@@ -67,8 +67,9 @@ import Testing
     let expected = try await Expected.of("two-counters", then: sent)
     #expect(try compose("state", "two-counters").output == "\(expected)\n")
     #expect(try compose("state", "two-counters", "counter2").output == "\(expected.counter2)\n")
-    // The workers let go and the one killed left nothing open in the host.
-    #expect(Self.openDescriptors(of: host, settlingAt: descriptors) == descriptors)
+    // The workers let go and the one killed left nothing open in the host. (The count before
+    // may hold the last `send`'s control connection, which the host closes just after.)
+    #expect(Self.openDescriptors(of: host, settlingAt: descriptors) <= descriptors)
 
     let workers = Self.children(of: host)
     #expect(try compose("down", "two-counters").status == 0)
@@ -88,13 +89,13 @@ import Testing
   }
 
   /// How many descriptors process `pid` has open; with `expected`, read again for up to two
-  /// seconds until it is that: the host closes a control connection just after its answer,
-  /// which the command may have read and exited on already.
+  /// seconds until it is at most that: the host closes a control connection just after its
+  /// answer, which the command may have read and exited on already.
   private static func openDescriptors(of pid: Int32, settlingAt expected: Int? = nil) -> Int {
     let deadline = ContinuousClock.now + .seconds(2)
     while true {
       let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
-      guard let expected, open != expected, ContinuousClock.now < deadline else { return open }
+      guard let expected, open > expected, ContinuousClock.now < deadline else { return open }
       Thread.sleep(forTimeInterval: 0.01)
     }
   }

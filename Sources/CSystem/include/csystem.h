@@ -94,4 +94,18 @@ ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t ca
 /// errno.
 int bulkhead_pidfd_wait(int pidfd, int *exited, int *status);
 
+/// An epoll instance, closed in programs this process starts; or -1 with errno.
+int bulkhead_epoll_create(void);
+
+/// Watches `descriptor` in `epoll` for input or its end (level-triggered), named `token` in
+/// what `bulkhead_epoll_wait` returns. 0, or -1 with errno.
+int bulkhead_epoll_add(int epoll, int descriptor, uint64_t token);
+
+/// Stops watching `descriptor`. 0, or -1 with errno.
+int bulkhead_epoll_remove(int epoll, int descriptor);
+
+/// Waits until a watched descriptor is ready, and writes the tokens of up to `capacity` ready
+/// ones into `tokens`: their number, or -1 with errno (EINTR: ask again).
+int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity);
+
 #endif

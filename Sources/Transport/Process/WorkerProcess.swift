@@ -106,25 +106,26 @@ package final class WorkerProcess: Sendable {
     life.setInput(FileHandle(fileDescriptor: input.write, closeOnDealloc: true))
     life.started(pid: started.pid, pidfd: started.pidfd)
     // The process is this one's child: reaped here, through a copy of the pidfd that the
-    // exit, which closes the original, cannot close under the wait.
+    // exit, which closes the original, cannot close under the watch. The copy turns readable
+    // when the worker exits; the wait then reaps it at once.
     let reaping = fcntl(started.pidfd, F_DUPFD_CLOEXEC, 0)
-    DetachedThread.run {
-      var exited: Int32 = 0
+    if reaping >= 0 {
+      DescriptorWatch.exits.watch(reaping) {
+        var exited: Int32 = 0
+        var status: Int32 = 0
+        let waited = bulkhead_pidfd_wait(reaping, &exited, &status)
+        life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
+        return false
+      } onEnd: {}
+    } else {
+      // No copy (out of descriptors): the worker is killed, and reaped by its pid.
+      Glibc.kill(started.pid, SIGKILL)
       var status: Int32 = 0
-      var waited: Int32 = -1
-      if reaping >= 0 {
-        waited = bulkhead_pidfd_wait(reaping, &exited, &status)
-        Glibc.close(reaping)
-      } else {
-        // No copy (out of descriptors): the worker is killed, and reaped by its pid.
-        Glibc.kill(started.pid, SIGKILL)
-        _ = waitpid(started.pid, &status, 0)
-      }
-      life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
+      _ = waitpid(started.pid, &status, 0)
+      life.recordExit(.signalled(signal: SIGKILL))
     }
     for (descriptor, stream) in [(standardOutput.read, OutputLine.Stream.standardOutput), (standardError.read, .standardError)] {
-      Self.forwardLines(
-        of: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), as: stream, from: name, to: output, life: life)
+      Self.forwardLines(of: descriptor, as: stream, from: name, to: output, life: life)
     }
     do {
       try life.enforce(limits, name: name)
@@ -192,7 +193,15 @@ package final class WorkerProcess: Sendable {
     let pid = process.processIdentifier
     life.started(pid: pid, pidfd: bulkhead_pidfd_open(pid))
     for (pipe, stream) in [(standardOutput, OutputLine.Stream.standardOutput), (standardError, .standardError)] {
-      forwardLines(of: pipe.fileHandleForReading, as: stream, from: name, to: output, life: life)
+      // The watch owns the descriptor from here and closes it at the end: a copy, as the Pipe
+      // closes its own when Foundation releases it.
+      let descriptor = fcntl(pipe.fileHandleForReading.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+      try? pipe.fileHandleForReading.close()
+      guard descriptor >= 0 else {
+        life.outputEnded()
+        continue
+      }
+      forwardLines(of: descriptor, as: stream, from: name, to: output, life: life)
     }
     do {
       try life.enforce(limits, name: name)
@@ -204,31 +213,24 @@ package final class WorkerProcess: Sendable {
     return (process, pid)
   }
 
-  /// Reads `handle` on a thread of its own until end of file, handing on whole lines, then
-  /// closes it. Not `readabilityHandler`: a dispatch source whose pipe closed under it has
-  /// crashed libdispatch's event loop in this process.
+  /// Reads `descriptor` on the output watch until end of file, handing on whole lines; the
+  /// watch then closes it. Not `readabilityHandler`: a dispatch source whose pipe closed under
+  /// it has crashed libdispatch's event loop in this process.
   private static func forwardLines(
-    of handle: FileHandle, as stream: OutputLine.Stream, from name: String,
+    of descriptor: Int32, as stream: OutputLine.Stream, from name: String,
     to output: @escaping @Sendable (OutputLine) -> Void, life: ProcessLife
   ) {
-    let descriptor = handle.fileDescriptor
     let lines = LineSplitter()
-    DetachedThread.run {
+    DescriptorWatch.output.watch(descriptor) {
       var buffer = [UInt8](repeating: 0, count: 4096)
-      while true {
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        let data = count > 0 ? Data(buffer[0..<count]) : Data()
-        for text in lines.append(data) {
-          life.heard(text)
-          output(OutputLine(worker: name, stream: stream, text: text))
-        }
-        if count <= 0 { break }
+      var count: Int
+      repeat { count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } } while count < 0 && errno == EINTR
+      for text in lines.append(count > 0 ? Data(buffer[0..<count]) : Data()) {
+        life.heard(text)
+        output(OutputLine(worker: name, stream: stream, text: text))
       }
-      // Only this thread uses the descriptor, so it is closed here, at once, rather than
-      // whenever Foundation releases the Pipe. The handle then knows it is closed and does
-      // not close the number again when it is deallocated.
-      try? handle.close()
+      return count > 0
+    } onEnd: {
       life.outputEnded()
     }
   }
