@@ -185,9 +185,9 @@ public final class Composition: Sendable {
   }
 
   /// The descriptors the host holds for each worker it starts: two sockets (requests, effects),
-  /// three pipes (its input, output and errors), two pidfds and a wake-up eventfd, measured
-  /// with `bulkhead-benchmark scaling`.
-  static let descriptorsPerWorker = 8
+  /// three pipes (its input, output and errors), its pidfd and its connection's wake-up
+  /// eventfd, measured with `bulkhead-benchmark scaling`.
+  static let descriptorsPerWorker = 7
 
   /// Raises the host's descriptor limit to what the workers of `entries` need, or says, at the
   /// largest pool's line, that the hard limit does not allow them: better than a start that

@@ -104,26 +104,17 @@ package final class WorkerProcess: Sendable {
     process = nil
     self.life = life
     life.setInput(FileHandle(fileDescriptor: input.write, closeOnDealloc: true))
-    life.started(pid: started.pid, pidfd: started.pidfd)
-    // The process is this one's child: reaped here, through a copy of the pidfd that the
-    // exit, which closes the original, cannot close under the watch. The copy turns readable
-    // when the worker exits; the wait then reaps it at once.
-    let reaping = fcntl(started.pidfd, F_DUPFD_CLOEXEC, 0)
-    if reaping >= 0 {
-      DescriptorWatch.exits.watch(reaping) {
-        var exited: Int32 = 0
-        var status: Int32 = 0
-        let waited = bulkhead_pidfd_wait(reaping, &exited, &status)
-        life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
-        return false
-      } onEnd: {}
-    } else {
-      // No copy (out of descriptors): the worker is killed, and reaped by its pid.
-      Glibc.kill(started.pid, SIGKILL)
+    // The process is this one's child, reaped here: its pidfd turns readable when it exits,
+    // and the wait then reaps it at once. The exit watch owns the pidfd and closes it after
+    // the exit is recorded, which stops its use for signals.
+    life.started(pid: started.pid, pidfd: started.pidfd, closingPidfdAtExit: false)
+    DescriptorWatch.exits.watch(started.pidfd) {
+      var exited: Int32 = 0
       var status: Int32 = 0
-      _ = waitpid(started.pid, &status, 0)
-      life.recordExit(.signalled(signal: SIGKILL))
-    }
+      let waited = bulkhead_pidfd_wait(started.pidfd, &exited, &status)
+      life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
+      return false
+    } onEnd: {}
     for (descriptor, stream) in [(standardOutput.read, OutputLine.Stream.standardOutput), (standardError.read, .standardError)] {
       Self.forwardLines(of: descriptor, as: stream, from: name, to: output, life: life)
     }
@@ -291,6 +282,7 @@ private final class ProcessLife: Sendable {
     var input: FileHandle?
     var pid: pid_t = 0
     var pidfd: Int32 = -1
+    var closesPidfd = true
     var exit: WorkerProcess.Exit?
     /// The limits the worker runs under, released when it exits.
     var limits: EnforcedLimits?
@@ -352,10 +344,13 @@ private final class ProcessLife: Sendable {
   }
 
   /// The process is running (or already gone, if it died at once).
-  func started(pid: pid_t, pidfd: Int32) {
+  /// The worker runs as `pid`, signalled through `pidfd`, which `recordExit` closes unless
+  /// its owner is another (`closingPidfdAtExit: false`: the exit watch of a forked worker).
+  func started(pid: pid_t, pidfd: Int32, closingPidfdAtExit: Bool = true) {
     let late = state.withLock { state -> Int32 in
       state.pid = pid
-      if state.exit != nil { return pidfd }
+      state.closesPidfd = closingPidfdAtExit
+      if state.exit != nil { return closingPidfdAtExit ? pidfd : -1 }
       state.pidfd = pidfd
       return -1
     }
@@ -443,7 +438,7 @@ private final class ProcessLife: Sendable {
         state.blockedWaiters = []
         if state.openOutputs == 0 { state.waiters = [] }
       }
-      return (state.input, state.pidfd, state.openOutputs == 0 ? state.waiters : [], state.blockedWaiters)
+      return (state.input, state.closesPidfd ? state.pidfd : -1, state.openOutputs == 0 ? state.waiters : [], state.blockedWaiters)
     }
     for semaphore in blocked { semaphore.signal() }
     try? input?.close()
