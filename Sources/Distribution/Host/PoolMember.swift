@@ -7,6 +7,9 @@ enum PoolMember<Link: AnyObject> {
   /// A worker starting on a thread of its own: the successor of one that failed or retired.
   case starting(WorkerStart)
   case running(Link)
+  /// No worker until its child is next presented: the action that needs one claims it from
+  /// the composition's warm pool.
+  case vacant
 
   var link: Link? {
     if case let .running(link) = self { return link }
