@@ -1,0 +1,98 @@
+import Testing
+
+@testable import BulkheadDistribution
+
+/// The warm pool's bookkeeping without processes: what it starts, hands out, lets go.
+@Suite struct WarmPoolMachineTests {
+  final class Worker {}
+
+  @Test func opensByStartingEveryPlaceAndSettlesWhenAllStarted() {
+    var pool = WarmPoolMachine<Worker>(size: 2)
+    #expect(pool.open() == [.start, .start])
+    #expect(!pool.isSettled)
+    _ = pool.started(Worker())
+    _ = pool.started(Worker())
+    #expect(pool.isSettled)
+    #expect(pool.idle.count == 2)
+  }
+
+  @Test func takingTheOldestStartsOneInItsPlace() {
+    var pool = WarmPoolMachine<Worker>(size: 2)
+    _ = pool.open()
+    let first = Worker()
+    _ = pool.started(first)
+    _ = pool.started(Worker())
+    let (taken, commands) = pool.take()
+    #expect(taken === first)
+    #expect(commands == [.start])
+    #expect(pool.starting == 1)
+  }
+
+  @Test func anEmptyPoolHandsOutNothingAndStartsNothingMore() {
+    var pool = WarmPoolMachine<Worker>(size: 1)
+    _ = pool.open()
+    let (taken, commands) = pool.take()
+    #expect(taken == nil)
+    #expect(commands.isEmpty)
+  }
+
+  @Test func anIdleWorkerThatExitsIsLetGoAndReplaced() {
+    var pool = WarmPoolMachine<Worker>(size: 1)
+    _ = pool.open()
+    let worker = Worker()
+    _ = pool.started(worker)
+    #expect(pool.exited(worker) == [.close(worker), .start])
+    #expect(pool.idle.isEmpty)
+    // A taken worker's exit is its boundary's business.
+    #expect(pool.exited(Worker()).isEmpty)
+  }
+
+  @Test func givesUpAfterFailuresInARowAndASuccessResetsTheCount() {
+    var pool = WarmPoolMachine<Worker>(size: 1)
+    _ = pool.open()
+    #expect(pool.failedToStart("a") == [.start])
+    _ = pool.started(Worker())
+    #expect(pool.failuresInARow == 0)
+    _ = pool.take()
+    #expect(pool.failedToStart("b") == [.start])
+    #expect(pool.failedToStart("c") == [.start])
+    #expect(pool.failedToStart("d") == [.giveUp(reason: "d")])
+    #expect(pool.hasGivenUp && pool.isSettled)
+    #expect(pool.take().commands.isEmpty)
+  }
+
+  @Test func closingLetsIdleWorkersGoAndClosesLateStarts() {
+    var pool = WarmPoolMachine<Worker>(size: 2)
+    _ = pool.open()
+    let idle = Worker()
+    _ = pool.started(idle)
+    #expect(pool.close() == [.close(idle)])
+    let late = Worker()
+    #expect(pool.started(late) == [.close(late)])
+    #expect(pool.take().worker == nil)
+  }
+}
+
+/// A boundary that draws from the warm pool: vacant until claimed, vacant again on retirement.
+@Suite struct WarmBoundaryMachineTests {
+  final class Link: PoolLink {
+    let pid: Int32
+    init(_ pid: Int32) { self.pid = pid }
+  }
+
+  @Test func aRetiredWorkersPlaceStaysVacantUntilTheNextActionClaimsOne() {
+    var machine = BoundaryMachine<Link>(
+      path: "detail", workers: 1, retiresWorkers: true, drawsFromWarmPool: true, policy: .standard)
+    guard case .vacant = machine.members[0] else { Issue.record("not vacant at start"); return }
+    let start = machine.claim(at: 0)
+    #expect(start != nil)
+    #expect(machine.claim(at: 0) == nil)
+    let link = Link(7)
+    #expect(machine.started(link, at: 0, for: start!, restarting: nil).isEmpty)
+    machine.ran(slot: [], at: 0, link: link, lineage: 1, version: 1, state: 0)
+    let commands = machine.removed(under: [])
+    #expect(commands.count == 2)
+    guard case .vacant = machine.members[0] else { Issue.record("not vacant after retirement"); return }
+    #expect(machine.statistics.workersRetired == 1)
+  }
+}
