@@ -96,3 +96,34 @@ import Testing
     #expect(machine.statistics.workersRetired == 1)
   }
 }
+
+/// Moves of a boundary that draws from the warm pool: to the host, its place is empty as any
+/// boundary's; back to workers, vacant, with no start: the next action claims a warm worker.
+@Suite struct WarmBoundaryMoveTests {
+  final class Link: PoolLink {
+    let pid: Int32
+    init(_ pid: Int32) { self.pid = pid }
+  }
+
+  @Test func aMoveBackToWorkersLeavesThePlaceVacantAndStartsNothing() throws {
+    var machine = BoundaryMachine<Link>(
+      path: "detail", workers: 1, retiresWorkers: true, drawsFromWarmPool: true, policy: .standard)
+    let start = try #require(machine.claim(at: 0))
+    let link = Link(7)
+    _ = machine.started(link, at: 0, for: start, restarting: nil)
+    let toHost = try machine.moveToHost()
+    #expect(toHost.count == 1)
+    guard case .empty = machine.members[0] else { Issue.record("not empty in the host"); return }
+    #expect(try machine.moveToWorkers().isEmpty)
+    #expect(machine.members[0].isVacant)
+    #expect(machine.claim(at: 0) != nil)
+  }
+
+  @Test func aBoundaryWithAWorkerOfItsOwnStartsOneOnTheMoveBack() throws {
+    var machine = BoundaryMachine<Link>(path: "detail", workers: 1, retiresWorkers: true, policy: .standard)
+    _ = try machine.moveToHost()
+    let commands = try machine.moveToWorkers()
+    guard case .launch? = commands.first else { Issue.record("no launch: \(commands)"); return }
+    #expect(machine.claim(at: 0) == nil)
+  }
+}

@@ -267,6 +267,15 @@ public final class Composition: Sendable {
     warmPool?.waitUntilSettled(timeout: timeout) ?? true
   }
 
+  /// Waits until worker `pid` of this composition, which it let go (retired, given up, or
+  /// unclaimed at shutdown), has ended and the host holds nothing of it: exited and reaped,
+  /// its output read to its end, its pipes and pidfds closed (a pidfd says the process has
+  /// gone a little before those are). At most `timeout`; whether it has. For tests that count
+  /// the host's descriptors.
+  package func waitUntilEnded(worker pid: Int32, timeout: Duration = .seconds(10)) -> Bool {
+    roster.waitUntilEnded(pid, milliseconds: timeout.wholeMilliseconds)
+  }
+
   /// The private directory that holds the workers' sockets while they start; nil when every
   /// boundary is in the host.
   package var socketDirectory: String? { directory?.path }
@@ -297,7 +306,8 @@ public final class Composition: Sendable {
   ///   host now), and then retires.
   /// - To workers: a fresh worker starts at every place of the pool and gets the host's copy
   ///   of the state with its first action, as after a restart. Effects already running in the
-  ///   host go on there.
+  ///   host go on there. A boundary that draws from the warm pool starts no worker: the next
+  ///   action that reaches it claims a warm one, so the move takes microseconds too.
   ///
   /// ```swift
   /// let took = try composition.move("counter1", to: .host)

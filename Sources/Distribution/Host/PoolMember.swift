@@ -16,6 +16,11 @@ enum PoolMember<Link: AnyObject> {
     return nil
   }
 
+  var isVacant: Bool {
+    if case .vacant = self { return true }
+    return false
+  }
+
   /// Whether `self` is the very worker, or the very start, that `other` is: a failure noticed
   /// by several callers is given up by the first only.
   func isSame(as other: PoolMember) -> Bool {

@@ -117,7 +117,8 @@ final class RemoteBoundary: Sendable {
       perform(try commands.get())
     case .worker:
       perform(try commands.get())
-      for index in 0..<workers { _ = acquire(index) }
+      // A vacant place is claimed from the warm pool by the next action that needs it.
+      for index in 0..<workers where !machine.withLock({ $0.members[index].isVacant }) { _ = acquire(index) }
       if let failure { throw .failed(boundary: path, reason: failure) }
       took = began.duration(to: .now)
     }
