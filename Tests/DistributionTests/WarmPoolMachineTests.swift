@@ -108,7 +108,8 @@ import Testing
   @Test func aMoveBackToWorkersLeavesThePlaceVacantAndStartsNothing() throws {
     var machine = BoundaryMachine<Link>(
       path: "detail", workers: 1, retiresWorkers: true, drawsFromWarmPool: true, policy: .standard)
-    let start = try #require(machine.claim(at: 0))
+    let claimed = machine.claim(at: 0)
+    let start = try #require(claimed)
     let link = Link(7)
     _ = machine.started(link, at: 0, for: start, restarting: nil)
     let toHost = try machine.moveToHost()
@@ -121,6 +122,7 @@ import Testing
 
   @Test func aBoundaryWithAWorkerOfItsOwnStartsOneOnTheMoveBack() throws {
     var machine = BoundaryMachine<Link>(path: "detail", workers: 1, retiresWorkers: true, policy: .standard)
+    _ = machine.started(Link(7), at: 0)
     _ = try machine.moveToHost()
     let commands = try machine.moveToWorkers()
     guard case .launch? = commands.first else { Issue.record("no launch: \(commands)"); return }

@@ -323,12 +323,15 @@ private final class ProcessLife: Sendable {
     var hasEnded: Bool { released && openOutputs == 0 }
 
     /// Who waits for the end, taken to be woken, once it has come.
-    mutating func takeEndWaiters() -> (WorkerProcess.Exit, [CheckedContinuation<WorkerProcess.Exit, Never>], [DispatchSemaphore])? {
+    mutating func takeEndWaiters() -> Ending? {
       guard hasEnded, let exit else { return nil }
       defer { (waiters, endWaiters) = ([], []) }
       return (exit, waiters, endWaiters)
     }
   }
+
+  /// How the worker ended, and who waited for it: tasks and blocked threads.
+  typealias Ending = (exit: WorkerProcess.Exit, waiters: [CheckedContinuation<WorkerProcess.Exit, Never>], blocked: [DispatchSemaphore])
 
   private let state = Mutex(State())
 
@@ -473,16 +476,16 @@ private final class ProcessLife: Sendable {
     if pidfd >= 0 { Glibc.close(pidfd) }
     // Only now, with the pidfd closed, may whoever waits for the end hear of it.
     Self.wake(
-      state.withLock { state in
+      state.withLock { state -> Ending? in
         state.released = true
         return state.takeEndWaiters()
       })
   }
 
   func outputEnded() {
-    let (blocked, ended) = state.withLock { state in
+    let (blocked, ended) = state.withLock { state -> ([DispatchSemaphore], Ending?) in
       state.openOutputs -= 1
-      guard state.openOutputs == 0 else { return ([DispatchSemaphore](), nil) }
+      guard state.openOutputs == 0 else { return ([], nil) }
       defer { state.outputWaiters = [] }
       return (state.outputWaiters, state.takeEndWaiters())
     }
@@ -491,12 +494,10 @@ private final class ProcessLife: Sendable {
   }
 
   /// Wakes those who waited for the worker's end.
-  private static func wake(
-    _ ended: (WorkerProcess.Exit, [CheckedContinuation<WorkerProcess.Exit, Never>], [DispatchSemaphore])?
-  ) {
-    guard let (exit, waiters, blocked) = ended else { return }
-    for semaphore in blocked { semaphore.signal() }
-    for waiter in waiters { waiter.resume(returning: exit) }
+  private static func wake(_ ended: Ending?) {
+    guard let ended else { return }
+    for semaphore in ended.blocked { semaphore.signal() }
+    for waiter in ended.waiters { waiter.resume(returning: ended.exit) }
   }
 
   /// Blocks until the worker has ended (see `State.hasEnded`), at most `milliseconds`;
