@@ -22,6 +22,8 @@ final class WorkerLink: Sendable {
   private let memoryLimit: Int?
   /// Why the link was given up or let go, once it was.
   private let fault = Locked<Ending?>(nil)
+  /// What runs after the first answer (`whenFirstAnswered`), until it has run.
+  private let firstAnswer = Mutex<(@Sendable () -> Void)?>(nil)
   /// When the worker last answered.
   private let lastAnswer = Locked(ContinuousClock.now)
   /// How long a held reply (`slow`) the wait for a reply allows for, in milliseconds beyond
@@ -147,7 +149,19 @@ final class WorkerLink: Sendable {
   /// the worker's answer before it returns (and, when the worker is being restarted, its
   /// successor's start, back-off included, which `RemoteBoundary` waits for first). No
   /// thread sleeps for a back-off or for `slow` (docs/state-machines.md, "Host side").
+  /// Runs `body` once, after the worker's first answer, or when the link is given up or let
+  /// go before it: the warm pool forks the replacement of a worker it handed out then.
+  func whenFirstAnswered(_ body: @escaping @Sendable () -> Void) {
+    firstAnswer.withLock { $0 = body }
+  }
+
+  /// Runs what waits for the first answer, once.
+  private func firstAnswered() {
+    firstAnswer.withLock { $0.take() }?()
+  }
+
   func request(_ request: Wire.Request) throws -> Exchange {
+    defer { firstAnswered() }
     if let ending = fault.withLock({ $0 }) { throw error(for: ending) }
     return try givingUpOnFailure {
       try control.withLock { endpoint in
@@ -270,6 +284,7 @@ final class WorkerLink: Sendable {
   /// Gives the worker up after it crashed, stalled or misbehaved: kills it at once. Its
   /// connections end with it, and its running effects are reported lost.
   func abandon(because reason: RestartReason) {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .failed(reason) }
     process.kill()
     controlSystem.close()
@@ -279,6 +294,7 @@ final class WorkerLink: Sendable {
   /// Lets the worker go without waiting for it: its effects end without being reported lost,
   /// and it exits on its own when its input closes.
   func retire() {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .letGo("it was retired") }
     effects.retire()
     controlSystem.close()
@@ -288,6 +304,7 @@ final class WorkerLink: Sendable {
   /// Lets the worker go when its boundary failed: nothing will run its effects' actions any
   /// more, so those still running are reported lost; it exits on its own when its input closes.
   func letGo(because reason: String) {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .letGo(reason) }
     // Effects first, reporting them: the worker exits once its control connection ends.
     effects.close()
@@ -298,6 +315,7 @@ final class WorkerLink: Sendable {
   /// Ends the connections at shutdown: effects still running end as the shutdown means them
   /// to, not reported lost; the composition's roster sees the process out.
   func close() {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .letGo("the composition shut down") }
     // Effects first: once the control connection ends, the worker exits, and its effects
     // connection closing first would count them lost.

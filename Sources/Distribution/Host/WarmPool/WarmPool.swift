@@ -46,15 +46,22 @@ final class WarmPool: Sendable {
   /// when the pool has none idle (the caller starts one of its own). An idle worker found
   /// dead is let go and the next one tried; a worker that refuses the boundary throws, as a
   /// worker started for it would.
+  ///
+  /// Its replacement is forked once the worker has answered its first request (or was given
+  /// up): a fork meanwhile would take a core from the presentation on a two-core machine.
   func claim(_ plan: WorkerLink.Plan) throws -> WorkerLink? {
     while true {
-      let (taken, commands) = machine.withLock { $0.take() }
-      perform(commands)
-      guard let worker = taken else { return nil }
+      guard let worker = machine.withLock({ $0.take() }) else { return nil }
       do {
-        return try WorkerLink(plan, claiming: worker)
+        let link = try WorkerLink(plan, claiming: worker)
+        link.whenFirstAnswered { [self] in perform(machine.withLock { $0.replenish() }) }
+        return link
       } catch let error as DistributionError {
+        perform(machine.withLock { $0.replenish() })
         guard case let .workerUnavailable(_, reason) = error, reason.meansGone else { throw error }
+      } catch {
+        perform(machine.withLock { $0.replenish() })
+        throw error
       }
     }
   }

@@ -13,6 +13,8 @@ struct WarmPoolMachine<Worker: AnyObject> {
   private(set) var idle: [Worker] = []
   /// Starts in flight.
   private(set) var starting = 0
+  /// Workers taken whose replacement waits for `replenish()`.
+  private(set) var owed = 0
   /// Starts that failed since the last one that succeeded.
   private(set) var failuresInARow = 0
   private(set) var isClosed = false
@@ -73,10 +75,20 @@ struct WarmPoolMachine<Worker: AnyObject> {
     return refill()
   }
 
-  /// Event: a boundary wants a worker. The oldest idle one, if any, and a start in its place.
-  mutating func take() -> (worker: Worker?, commands: [Command]) {
-    guard !isClosed, !idle.isEmpty else { return (nil, []) }
-    return (idle.removeFirst(), refill())
+  /// Event: a boundary wants a worker. The oldest idle one, if any; its replacement starts at
+  /// `replenish()`, once the worker taken has answered its first request, so that the fork
+  /// does not take a core from the presentation that claimed it.
+  mutating func take() -> Worker? {
+    guard !isClosed, !idle.isEmpty else { return nil }
+    owed += 1
+    return idle.removeFirst()
+  }
+
+  /// Event: a worker taken has answered its first request, or was given up before: its
+  /// replacement starts.
+  mutating func replenish() -> [Command] {
+    owed -= 1
+    return refill()
   }
 
   /// Event: `worker` exited. If it was idle, it leaves the pool and another starts.
@@ -96,7 +108,7 @@ struct WarmPoolMachine<Worker: AnyObject> {
   /// Starts what the pool lacks, unless it closed or gave up.
   private mutating func refill() -> [Command] {
     guard !isClosed, !hasGivenUp else { return [] }
-    let missing = size - idle.count - starting
+    let missing = size - idle.count - starting - owed
     guard missing > 0 else { return [] }
     starting += missing
     return Array(repeating: .start, count: missing)
