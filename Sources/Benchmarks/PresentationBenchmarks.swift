@@ -40,28 +40,30 @@ func presentationBenchmarks() throws -> [Row] {
   ]
 }
 
-/// A composition of `root` with `placement`, its workers `app`'s.
-private func composition(_ root: some Reducer, app: String, placement: String) throws -> Composition {
-  try Composition(
+/// `measure` of a store of `root`, composed with `placement` (its workers `app`'s), given a
+/// wait for the warm pool to refill to run between presentations.
+@MainActor
+private func inComposition<Root: Reducer>(
+  _ root: Root, app: String, placement: String, initialState: Root.State,
+  measure: (Store<Root.State, Root.Action>, _ between: () -> Void) -> Double
+) throws -> Double {
+  let composition = try Composition(
     root: root, placement: Placement(parsing: placement, file: "benchmark"), command: try childWorker(app: app))
+  defer { composition.shutdown() }
+  let store = Store(initialState: initialState) { composition.compose(root) }
+  return measure(store) { _ = composition.waitForWarmPool() }
 }
 
 @MainActor
 private func presentingSheet(placement: String) throws -> Double {
-  let composition = try composition(Notes(), app: "notes", placement: placement)
-  defer { composition.shutdown() }
-  return presentingSheet(Store(initialState: Notes.State()) { composition.compose(Notes()) }) {
-    _ = composition.waitForWarmPool()
-  }
+  try inComposition(Notes(), app: "notes", placement: placement, initialState: Notes.State(), measure: presentingSheet)
 }
 
 @MainActor
 private func presentingDetail(placement: String) throws -> Double {
-  let composition = try composition(DetailPresenter(), app: "detail", placement: placement)
-  defer { composition.shutdown() }
-  return presentingDetail(Store(initialState: DetailPresenter.State()) { composition.compose(DetailPresenter()) }) {
-    _ = composition.waitForWarmPool()
-  }
+  try inComposition(
+    DetailPresenter(), app: "detail", placement: placement, initialState: DetailPresenter.State(),
+    measure: presentingDetail)
 }
 
 /// Presenting the sheet and typing into it.
