@@ -159,8 +159,8 @@ final class RemoteBoundary: Sendable {
 
   /// Each place of the pool, in order: the pid of its running worker (nil between a death
   /// and the restart) and how often it was restarted.
-  var places: [(pid: Int32?, restarts: Int)] {
-    machine.withLock { pool in zip(pool.members, pool.restartCounts).map { ($0.link?.pid, $1) } }
+  var places: [(pid: Int32?, restarts: Int, vacant: Bool)] {
+    machine.withLock { pool in zip(pool.members, pool.restartCounts).map { ($0.link?.pid, $1, $0.isVacant) } }
   }
 
   /// How long every worker of this boundary, restarted ones too, holds its reply to an action
