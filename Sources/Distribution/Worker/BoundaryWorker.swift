@@ -107,13 +107,25 @@ extension BoundaryWorker {
   }
 }
 
-/// Visits every boundary as a worker serving it would, without serving.
+/// Visits every boundary as a worker serving it would, without serving. Where the child's state
+/// can be made from least values (`LeastValueDecoder`), it also crosses once as a worker's
+/// first request makes it cross (whole, decoded, compared field by field, patched): the
+/// conformance lookups that takes the first time in a process (most of the first action of a
+/// worker claimed from the warm pool) are then made once here, and every fork inherits them.
 private struct Rehearsal: BoundaryVisitor {
   mutating func visit<Child: Reducer>(_ child: Child, at path: String, kind: BoundaryDescription.Kind) {
-    _ = ValueCoding(Child.State.self)
-    _ = ValueCoding(Child.Action.self)
+    let states = ValueCoding(Child.State.self)
+    let actions = ValueCoding(Child.Action.self)
     _ = Wire.Greeting(boundary: path, child: Child.self)
     _ = ObjectIdentifier(ChildServer<Child>.self)
+    // Errors only mean a path left unrehearsed: the worker takes it as it would have.
+    if let states, let sample = LeastValueDecoder.sample(of: Child.State.self) {
+      _ = try? states.patch(nil, sample).map { whole in try states.apply(whole, nil) }
+      _ = try? states.patch(sample, states.decode(states.encode(sample)))
+    }
+    if let actions, let sample = LeastValueDecoder.sample(of: Child.Action.self) {
+      _ = try? actions.decode(actions.encode(sample))
+    }
   }
 }
 
