@@ -104,6 +104,10 @@ extension BoundaryWorker {
   static func warmUp<Root: Reducer>(_ root: Root) {
     var rehearsal = Rehearsal()
     visitBoundaries(of: root, under: "", with: &rehearsal)
+    // What every worker makes once whatever its boundary, the first time a fork does (its
+    // effects' bookkeeping, a warm worker's server): made here, their metadata is inherited.
+    _ = WorkerEffects.Machine(window: WorkerEffects.window, batch: WorkerEffects.batch)
+    _ = ObjectIdentifier(WarmServer<Root>.self)
   }
 }
 
