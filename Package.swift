@@ -53,7 +53,7 @@ let package = Package(
     .executableTarget(name: "parent-host", dependencies: ["BulkheadTools", "ExampleApps"]),
     .executableTarget(name: "child-worker", dependencies: ["BulkheadDistribution", "BulkheadTools", "ExampleApps"]),
     // Restarts and retires workers in a process of its own and reports what the host holds.
-    .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "BulkheadDistribution", "Examples"]),
+    .executableTarget(name: "bulkhead-soak", dependencies: ["Bulkhead", "BulkheadDistribution", "Examples", "Transport"]),
     // Stands in for a worker and relays its frames to the host, damaging some: for chaos tests.
     .executableTarget(name: "chaos-relay", dependencies: ["Transport", "TransportTestSupport"]),
     // The benchmark's in-process figures and its measuring tools, a module of their own so that

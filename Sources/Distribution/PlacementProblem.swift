@@ -25,6 +25,8 @@ extension DistributionError {
     case setTwice(key: String, path: String)
     /// A pool size that is not a number from 1 to `Placement.largestPool`.
     case invalidPoolSize(String)
+    /// A warm pool size (`warm N`) that is not a number from 0 to 16.
+    case invalidWarmSize(String)
     /// The setting `key` has a value that is not a duration from 1 ms to 600 s.
     case invalidDuration(key: String, value: String)
     /// The limit `key` (`memory`, `cpu`, `files`) has a value out of range or in no unit it takes.
@@ -63,6 +65,8 @@ extension DistributionError {
       case let .missingValue(key): "\(quoted(key)) needs a value"
       case let .setTwice(key, path): "\(quoted(key)) is set twice for \(quoted(path))"
       case let .invalidPoolSize(value): "a pool size must be a number from 1 to \(Placement.largestPool), not \(quoted(value))"
+      case let .invalidWarmSize(value):
+        "\"warm N\" sets how many idle workers are kept ahead, a number from 0 to 16, not \(quoted(value))"
       case let .invalidDuration(key, value):
         "\(quoted(key)) must be a duration from 1ms to 600s such as 250ms or 2s, not \(quoted(value))"
       case let .invalidLimit(key, value):

@@ -59,6 +59,7 @@ import Testing
     case empty
     case starting
     case running(Int32)
+    case vacant
   }
 
   /// What a row checks of the state after.
@@ -158,6 +159,7 @@ import Testing
           case .empty: .empty
           case .starting: .starting
           case let .running(link): .running(link.pid)
+          case .vacant: .vacant
           }
         },
         isOpen: machine.isOpen, failures: machine.statistics.failures, inARow: machine.consecutiveFailures,

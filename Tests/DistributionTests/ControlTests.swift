@@ -55,6 +55,30 @@ import Transport
     #expect(store.state.counter1.count == 1)
   }
 
+  /// An `ifLet` boundary drawing from the warm pool: `ps` shows its place vacant, and the
+  /// pool's idle workers under `(warm)`, until a presentation claims one.
+  @Test func theSnapshotShowsAVacantPlaceAndTheWarmPool() async throws {
+    let composition = try composition(app: "detail", placement: "detail\n")
+    defer { composition.shutdown() }
+    #expect(composition.waitForWarmPool())
+    let (system, control) = try reach(composition)
+    defer { system.close() }
+    let idle = try await control.snapshot()
+    #expect(idle.boundaries.first?.workers == [Wire.WorkerPlace(pid: nil, restarts: 0, vacant: true)])
+    #expect(idle.warmPIDs == composition.warmPIDs.map(Int.init) && idle.warmPIDs.count == 2)
+    let lines = ProcessTable(app: "detail", run: RunFile(pid: getpid(), controlSocket: "", placement: ""), snapshot: idle)
+      .lines
+    #expect(lines.contains { $0.hasPrefix("detail ") && $0.contains(" vacant ") })
+    #expect(lines.filter { $0.hasPrefix("(warm) ") }.count == 2)
+
+    let store = Store(initialState: DetailPresenter.State()) { composition.compose(DetailPresenter()) }
+    store.send(.showDetailTapped)
+    store.send(.detail(.descriptionChanged("presented")))
+    let presented = try await control.snapshot()
+    let place = try #require(presented.boundaries.first?.workers.first)
+    #expect(!place.vacant && place.pid.map { idle.warmPIDs.contains($0) } == true)
+  }
+
   /// Issue 22: `kill` of a worker that had died before the host noticed said "sent SIGKILL".
   /// A signal tells whether it reached a running worker; a kill restarts the place either way.
   @Test func aKillOfAWorkerThatHadAlreadyExitedSaysSo() async throws {

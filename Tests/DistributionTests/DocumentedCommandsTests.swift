@@ -30,6 +30,8 @@ import Testing
       "a release build of another package (minutes); .ci/run runs it",
     ".build/debug/bulkhead-soak restarts 1000":
       "a thousand restarts; SoakTests runs it",
+    ".build/debug/bulkhead-soak presentations 1000":
+      "a thousand presentations from the warm pool; SoakTests runs it",
   ]
 
   /// Commands of the walk-through in docs/your-own-app.md: they make and build a new package,

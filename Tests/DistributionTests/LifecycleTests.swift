@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized) struct LifecycleTests {
   @Test func dismissingAnIfLetChildRetiresItsWorkerAndAFreshOneServesTheNext() async throws {
     let events = Events()
-    let composition = try composition(app: "detail", placement: "detail\n", events: events)
+    let composition = try composition(app: "detail", placement: "detail\nwarm 0\n", events: events)  // a worker of its own
     defer { composition.shutdown() }
     let first = try #require(composition.processes.first?.pids.first)
     let store = TestStore(initialState: DetailPresenter.State()) { composition.compose(DetailPresenter()) }

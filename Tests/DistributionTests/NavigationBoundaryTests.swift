@@ -32,7 +32,7 @@ import Testing
   @Test func aDestinationThatDismissesItselfFromItsWorkerRetiresTheWorker() async throws {
     let clock = TestClock()
     let events = Events()
-    let composition = try composition(app: "notes", placement: "destination\n", events: events)
+    let composition = try composition(app: "notes", placement: "destination\nwarm 0\n", events: events)  // a worker of its own
     defer { composition.shutdown() }
     let first = try #require(composition.processes.first?.pids.first)
     let store = TestStore(initialState: Notes.State()) {

@@ -19,6 +19,9 @@ struct BoundaryMachine<Link: PoolLink> {
   let path: String
   /// Whether a worker is retired, and a fresh one started, when its child state is removed.
   let retiresWorkers: Bool
+  /// Whether a retired worker's place stays vacant until an action claims a worker from the
+  /// composition's warm pool, rather than holding a fresh worker of its own.
+  let drawsFromWarmPool: Bool
   let policy: RestartPolicy
 
   // Set by the moves too (BoundaryMachine+Move.swift).
@@ -96,11 +99,12 @@ struct BoundaryMachine<Link: PoolLink> {
     case ask(Wire.Request, hostPatch: StatePatch?)
   }
 
-  init(path: String, workers: Int, retiresWorkers: Bool, policy: RestartPolicy) {
+  init(path: String, workers: Int, retiresWorkers: Bool, drawsFromWarmPool: Bool = false, policy: RestartPolicy) {
     self.path = path
     self.retiresWorkers = retiresWorkers
+    self.drawsFromWarmPool = retiresWorkers && drawsFromWarmPool
     self.policy = policy
-    members = Array(repeating: .empty, count: workers)
+    members = Array(repeating: self.drawsFromWarmPool ? .vacant : .empty, count: workers)
     synced = Array(repeating: [:], count: workers)
     offers = Array(repeating: [:], count: workers)
     restartCounts = Array(repeating: 0, count: workers)
@@ -112,6 +116,16 @@ struct BoundaryMachine<Link: PoolLink> {
   /// The place at `index` as an action finds it: empty once the boundary failed or stopped.
   func member(at index: Int) -> PoolMember<Link> {
     isOpen ? members[index] : .empty
+  }
+
+  /// Event: an action needs the worker at `index`, a vacant place: a start (a claim from the
+  /// warm pool, or a worker of its own when the pool has none idle) takes the place, which
+  /// the caller performs and waits for. Nil when the place is not vacant.
+  mutating func claim(at index: Int) -> WorkerStart? {
+    guard isOpen, case .vacant = members[index] else { return nil }
+    let start = WorkerStart()
+    members[index] = .starting(start)
+    return start
   }
 
   /// Event: the pool's first worker at `index` started.
@@ -171,6 +185,10 @@ struct BoundaryMachine<Link: PoolLink> {
   private mutating func retire(_ index: Int) -> [Command] {
     guard let link = members[index].link else { return [] }
     forget(index, link)
+    if drawsFromWarmPool {
+      members[index] = .vacant
+      return [.report(.workerRetired(boundary: path, pid: link.pid)), .retire(link)]
+    }
     let start = WorkerStart()
     members[index] = .starting(start)
     return [

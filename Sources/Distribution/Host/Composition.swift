@@ -38,6 +38,8 @@ public final class Composition: Sendable {
   private let directory: SocketDirectory?
   private let roster = WorkerRoster()
   private let templates: TemplateKeeper?
+  /// The workers started ahead for boundaries that retire theirs; nil when none draws from it.
+  private let warmPool: WarmPool?
   /// Bounds the workers of boundaries placed with limits; nil when none has any.
   private let enforcer: LimitEnforcer?
   /// Each placed boundary's limits, by path.
@@ -76,8 +78,9 @@ public final class Composition: Sendable {
     visitBoundaries(of: root, under: "", with: &checker)
     try placement.validate(against: root.boundaries, uncodable: checker.uncodable)
     try self.init(
-      checked: checker, under: "", placement: placement, command: command, restartPolicy: restartPolicy,
-      recordsTimings: recordsTimings, instrument: instrument, onEvent: onEvent, onOutput: onOutput)
+      checked: checker, under: "", placement: placement, warmWorkers: placement.warmWorkers, command: command,
+      restartPolicy: restartPolicy, recordsTimings: recordsTimings, instrument: instrument, onEvent: onEvent,
+      onOutput: onOutput)
   }
 
   /// The composition a worker of the placed boundary `outer` runs for the boundaries placed
@@ -96,15 +99,17 @@ public final class Composition: Sendable {
     var checker = BoundaryTypes()
     visitBoundaries(of: child, under: outer, with: &checker)
     try self.init(
-      checked: checker, under: outer, placement: inner.placement, command: command, restartPolicy: inner.restartPolicy,
-      recordsTimings: false, instrument: nil, onEvent: onEvent, onOutput: onOutput)
+      checked: checker, under: outer, placement: inner.placement, warmWorkers: 0, command: command,
+      restartPolicy: inner.restartPolicy, recordsTimings: false, instrument: nil, onEvent: onEvent, onOutput: onOutput)
   }
 
   /// Starts the workers of the entries of `placement` that no other entry holds; each of them
   /// is told at its launch the entries inside its boundary, to place in workers of its own.
   /// Paths are from the app's root; the reducer this composition composes is at `prefix`.
+  /// A worker's own composition keeps no warm pool (`warmWorkers` 0): its workers are spawned.
   private init(
-    checked checker: BoundaryTypes, under prefix: String, placement: Placement, command: WorkerCommand,
+    checked checker: BoundaryTypes, under prefix: String, placement: Placement, warmWorkers: Int,
+    command: WorkerCommand,
     restartPolicy: RestartPolicy, recordsTimings: Bool, instrument: (any BoundaryInstrument)?,
     onEvent: @escaping @Sendable (BoundaryEvent) -> Void, onOutput: @escaping @Sendable (WorkerOutput) -> Void
   ) throws {
@@ -138,6 +143,7 @@ public final class Composition: Sendable {
       monitor = nil
       templates = nil
       enforcer = nil
+      warmPool = nil
       return
     }
     let directory = try SocketDirectory.create()
@@ -149,6 +155,26 @@ public final class Composition: Sendable {
     self.templates = templates
     let enforcer = mechanism.map(LimitEnforcer.init)
     self.enforcer = enforcer
+    // Boundaries with limits of their own start workers under them, which a warm worker,
+    // started before it knew its boundary, is not.
+    let drawsFromWarmPool: (Placement.Entry) -> Bool = { entry in
+      warmWorkers > 0 && command.servesInProcess == nil && entry.limits.isEmpty && checker.servesOneChild(entry.path)
+    }
+    do {
+      warmPool =
+        outermost.contains(where: drawsFromWarmPool)
+        ? try WarmPool(
+          size: warmWorkers, command: command, directory: directory, roster: roster, templates: templates,
+          policy: restartPolicy, onEvent: onEvent, onOutput: onOutput)
+        : nil
+    } catch {
+      templates?.close()
+      roster.stopAll(grace: .seconds(1))
+      directory.remove()
+      DirectoriesAtExit.forget(directory)
+      throw error
+    }
+    let warmPool = warmPool
     var remotes: [String: RemoteBoundary] = [:]
     for (number, entry) in outermost.enumerated() {
       let boundary = entry.path
@@ -167,9 +193,9 @@ public final class Composition: Sendable {
         }, report: onEvent)
       remotes[boundary] = RemoteBoundary(
         path: boundary, workers: entry.workers, retiresWorkers: checker.servesOneChild(boundary),
-        policy: restartPolicy, report: onEvent, instrument: instruments
+        drawsFromWarmPool: drawsFromWarmPool(entry), policy: restartPolicy, report: onEvent, instrument: instruments
       ) { index in
-        let link = try WorkerLink(plan, name: "w\(number)-\(index)")
+        let link = try warmPool?.claim(plan) ?? WorkerLink(plan, name: "w\(number)-\(index)")
         onEvent(.workerStarted(boundary: boundary, pid: link.pid))
         return link
       }
@@ -252,6 +278,25 @@ public final class Composition: Sendable {
   /// ```
   package var templatePID: Int32? { templates?.pid }
 
+  /// The pids of the idle workers of the warm pool, oldest first: empty when it has none.
+  package var warmPIDs: [Int32] { warmPool?.idlePIDs ?? [] }
+
+  /// Waits until the warm pool holds every idle worker it keeps (or has given up), at most
+  /// `timeout`: for tests and benchmarks that present a child once the pool has refilled.
+  /// Whether it did; true at once without a pool.
+  package func waitForWarmPool(timeout: Duration = .seconds(10)) -> Bool {
+    warmPool?.waitUntilSettled(timeout: timeout) ?? true
+  }
+
+  /// Waits until worker `pid` of this composition, which it let go (retired, given up, or
+  /// unclaimed at shutdown), has ended and the host holds nothing of it: exited and reaped,
+  /// its output read to its end, its pipes and pidfds closed (a pidfd says the process has
+  /// gone a little before those are). At most `timeout`; whether it has. For tests that count
+  /// the host's descriptors.
+  package func waitUntilEnded(worker pid: Int32, timeout: Duration = .seconds(10)) -> Bool {
+    roster.waitUntilEnded(pid, milliseconds: timeout.wholeMilliseconds)
+  }
+
   /// The private directory that holds the workers' sockets while they start; nil when every
   /// boundary is in the host.
   package var socketDirectory: String? { directory?.path }
@@ -282,7 +327,8 @@ public final class Composition: Sendable {
   ///   host now), and then retires.
   /// - To workers: a fresh worker starts at every place of the pool and gets the host's copy
   ///   of the state with its first action, as after a restart. Effects already running in the
-  ///   host go on there.
+  ///   host go on there. A boundary that draws from the warm pool starts no worker: the next
+  ///   action that reaches it claims a warm one, so the move takes microseconds too.
   ///
   /// ```swift
   /// let took = try composition.move("counter1", to: .host)
@@ -353,6 +399,7 @@ public final class Composition: Sendable {
     control.withLock { $0 }?.stop()
     monitor?.stop()
     for remote in remotes.values { remote.stop() }
+    warmPool?.close()
     templates?.close()
     roster.stopAll(grace: .seconds(1))
     // Each worker's cgroup went with it; the host's own directory goes last.

@@ -41,7 +41,8 @@ package distributed actor CompositionControl {
   package distributed func snapshot() -> Wire.ControlSnapshot {
     Wire.ControlSnapshot(
       hostPID: Int(getpid()), boundaries: composition.value?.boundarySnapshots ?? [],
-      limitMechanism: composition.value?.limitMechanism.map(String.init(describing:)) ?? "")
+      limitMechanism: composition.value?.limitMechanism.map(String.init(describing:)) ?? "",
+      warmPIDs: composition.value?.warmPIDs.map(Int.init) ?? [])
   }
 
   /// Kills worker `index` of `boundary` with SIGKILL, as a crash would; the host starts its

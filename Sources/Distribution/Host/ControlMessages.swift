@@ -13,21 +13,25 @@ extension Wire {
     package var boundaries: [BoundarySnapshot]
     /// How the workers' limits are enforced, in words; empty when no boundary has limits.
     package var limitMechanism: String
+    /// The pids of the warm pool's idle workers, oldest first.
+    package var warmPIDs: [Int]
 
-    package init(hostPID: Int, boundaries: [BoundarySnapshot], limitMechanism: String = "") {
-      (self.hostPID, self.boundaries, self.limitMechanism) = (hostPID, boundaries, limitMechanism)
+    package init(hostPID: Int, boundaries: [BoundarySnapshot], limitMechanism: String = "", warmPIDs: [Int] = []) {
+      (self.hostPID, self.boundaries, self.limitMechanism, self.warmPIDs) = (hostPID, boundaries, limitMechanism, warmPIDs)
     }
 
     package init(from reader: inout ByteReader) throws(TransportError) {
       hostPID = try reader.readInt()
       boundaries = try [BoundarySnapshot](from: &reader)
       limitMechanism = try reader.readString()
+      warmPIDs = try [Int](from: &reader)
     }
 
     package func write(to writer: inout ByteWriter) {
       writer.write(hostPID)
       boundaries.write(to: &writer)
       writer.write(limitMechanism)
+      warmPIDs.write(to: &writer)
     }
   }
 
@@ -129,19 +133,23 @@ extension Wire {
   package struct WorkerPlace: Equatable, Sendable, WireCodable {
     package var pid: Int?
     package var restarts: Int
+    /// No worker until its child is presented, when one is claimed from the warm pool.
+    package var vacant: Bool
 
-    package init(pid: Int?, restarts: Int) {
-      (self.pid, self.restarts) = (pid, restarts)
+    package init(pid: Int?, restarts: Int, vacant: Bool = false) {
+      (self.pid, self.restarts, self.vacant) = (pid, restarts, vacant)
     }
 
     package init(from reader: inout ByteReader) throws(TransportError) {
       pid = try Int?(from: &reader)
       restarts = try reader.readInt()
+      vacant = try reader.readUInt64() != 0
     }
 
     package func write(to writer: inout ByteWriter) {
       pid.write(to: &writer)
       writer.write(restarts)
+      writer.write(UInt64(vacant ? 1 : 0))
     }
   }
 
@@ -198,7 +206,9 @@ extension Composition {
       guard let remote = remote(process.boundary), let statistics = statistics(of: process.boundary) else { return nil }
       return Wire.BoundarySnapshot(
         boundary: process.boundary,
-        workers: remote.places.map { Wire.WorkerPlace(pid: $0.pid.map(Int.init), restarts: $0.restarts) },
+        workers: remote.places.map {
+          Wire.WorkerPlace(pid: $0.pid.map(Int.init), restarts: $0.restarts, vacant: $0.vacant)
+        },
         statistics: statistics, replyDelayMilliseconds: remote.replyDelay,
         // Over the last seconds, since the last move: a move or a fault shows at once.
         latency: timings(of: process.boundary).flatMap { timings in

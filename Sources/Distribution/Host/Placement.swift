@@ -20,7 +20,9 @@ internal import Transport
 /// default 10s), with `D` in `ms` or `s`. Limits on each worker, enforced by the kernel
 /// (docs/limits.md): `memory SIZE` (16MB…1TB, in KB, MB or GB), `cpu P%` (of one core,
 /// 1%…6400%), `files N` (16…1048576); a line `* memory 256MB files 256` sets them for every
-/// placed boundary that does not set its own.
+/// placed boundary that does not set its own. A line `warm N` (0…16, default 2) sets how many
+/// idle workers the composition keeps started ahead for the `ifLet`, `ifCaseLet` and
+/// presented boundaries it places (its warm pool; 0: each keeps a worker of its own).
 ///
 /// ```swift
 /// let placement = try Placement(contentsOf: "placements/two-counters.placement")
@@ -86,14 +88,23 @@ public struct Placement: Sendable, Equatable {
   public let file: String
   /// The placed boundaries, in the file's order.
   public let entries: [Entry]
+  /// How many idle workers the composition keeps started ahead, shared by the boundaries
+  /// that retire their worker with their child (`warm N`).
+  public let warmWorkers: Int
+
+  /// The warm pool's size when the placement does not set one.
+  package static let defaultWarmWorkers = 2
+  /// The largest warm pool a placement may ask for.
+  package static let maximumWarmWorkers = 16
 
   /// Every boundary in the host's process.
   package static let inProcess = Placement(file: "(no placement)", entries: [])
 
   /// A placement made in code; `file` names it in error messages.
-  package init(file: String, entries: [Entry]) {
+  package init(file: String, entries: [Entry], warmWorkers: Int = defaultWarmWorkers) {
     self.file = file
     self.entries = entries
+    self.warmWorkers = warmWorkers
   }
 
   /// Reads and parses the placement file at `path`.
@@ -126,6 +137,7 @@ public struct Placement: Sendable, Equatable {
   public init(parsing text: String, file: String) throws(DistributionError) {
     var entries: [Entry] = []
     var defaults: Entry?
+    var warm: (size: Int, line: Int)?
     // Lines end in "\n", "\r\n" or "\r" (Swift reads "\r\n" as one character), and only
     // there: an editor shows a U+2028 or a form feed inside a line, so it does not end one.
     let endsLine: (Character) -> Bool = { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
@@ -134,6 +146,11 @@ public struct Placement: Sendable, Equatable {
       let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
       let words = content.split(whereSeparator: \.isWhitespace).map(String.init)
       guard let path = words.first else { continue }
+      if let size = try Self.warmSize(words, line: line, file: file) {
+        if let first = warm { throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line)) }
+        warm = (size, line)
+        continue
+      }
       let entry = try Self.entry(path: path, settings: words.dropFirst(), line: line, file: file)
       if path == Self.everyBoundary {
         if let first = defaults { throw .placement(file: file, line: line, reason: .placedTwice(path: path, firstLine: first.line)) }
@@ -150,12 +167,24 @@ public struct Placement: Sendable, Equatable {
       }
       entries.append(entry)
     }
-    self.init(file: file, entries: entries.map { $0.limited(by: defaults) })
+    self.init(
+      file: file, entries: entries.map { $0.limited(by: defaults) }, warmWorkers: warm?.size ?? Self.defaultWarmWorkers)
+  }
+
+  /// The size a `warm N` line sets; nil for any other line. `warm` followed by one word that
+  /// is not a setting is that line (a boundary named `warm` is placed with settings, or alone).
+  private static func warmSize(_ words: [String], line: Int, file: String) throws(DistributionError) -> Int? {
+    guard words.count == 2, words[0] == "warm", !settingKeys.contains(words[1]) else { return nil }
+    guard let size = whole(Substring(words[1])), (0...maximumWarmWorkers).contains(size) else {
+      throw .placement(file: file, line: line, reason: .invalidWarmSize(words[1]))
+    }
+    return size
   }
 
   /// The name of the line that sets limits for every placed boundary.
   private static let everyBoundary = "*"
   private static let limitKeys = ["memory", "cpu", "files"]
+  private static let settingKeys = ["pool", "deadline", "startup"] + limitKeys
 
   private static func entry(
     path: String, settings: ArraySlice<String>, line: Int, file: String
@@ -167,7 +196,7 @@ public struct Placement: Sendable, Equatable {
     var seen: Set<String> = []
     var words = settings
     while let key = words.popFirst() {
-      guard (["pool", "deadline", "startup"] + limitKeys).contains(key) else {
+      guard settingKeys.contains(key) else {
         throw .placement(file: file, line: line, reason: .unknownSetting(key: key, path: path))
       }
       guard let value = words.popFirst() else {

@@ -7,10 +7,18 @@ enum PoolMember<Link: AnyObject> {
   /// A worker starting on a thread of its own: the successor of one that failed or retired.
   case starting(WorkerStart)
   case running(Link)
+  /// No worker until its child is next presented: the action that needs one claims it from
+  /// the composition's warm pool.
+  case vacant
 
   var link: Link? {
     if case let .running(link) = self { return link }
     return nil
+  }
+
+  var isVacant: Bool {
+    if case .vacant = self { return true }
+    return false
   }
 
   /// Whether `self` is the very worker, or the very start, that `other` is: a failure noticed

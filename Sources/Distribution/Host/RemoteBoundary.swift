@@ -32,7 +32,7 @@ final class RemoteBoundary: Sendable {
   }
 
   init(
-    path: String, workers: Int, retiresWorkers: Bool, policy: RestartPolicy,
+    path: String, workers: Int, retiresWorkers: Bool, drawsFromWarmPool: Bool = false, policy: RestartPolicy,
     report: @escaping @Sendable (BoundaryEvent) -> Void, instrument: any BoundaryInstrument,
     launch: @escaping @Sendable (_ index: Int) throws -> WorkerLink
   ) {
@@ -41,7 +41,10 @@ final class RemoteBoundary: Sendable {
     self.launch = launch
     self.report = report
     self.instrument = instrument
-    machine = Locked(BoundaryMachine(path: path, workers: workers, retiresWorkers: retiresWorkers, policy: policy))
+    machine = Locked(
+      BoundaryMachine(
+        path: path, workers: workers, retiresWorkers: retiresWorkers, drawsFromWarmPool: drawsFromWarmPool,
+        policy: policy))
   }
 
   /// What has crossed this boundary so far.
@@ -51,9 +54,11 @@ final class RemoteBoundary: Sendable {
   var pids: [Int32] { machine.withLock { $0.members.compactMap { $0.link?.pid } } }
 
   /// Starts every worker of the pool, one after another on this thread: a worker that cannot
-  /// start throws, and the composition does not start.
+  /// start throws, and the composition does not start. A place that draws from the warm pool
+  /// stays vacant until its child is presented.
   func start() throws {
     for index in 0..<workers {
+      guard case .empty = machine.withLock({ $0.members[index] }) else { continue }
       let link = try launch(index)
       perform(machine.withLock { $0.started(link, at: index) })
     }
@@ -112,7 +117,8 @@ final class RemoteBoundary: Sendable {
       perform(try commands.get())
     case .worker:
       perform(try commands.get())
-      for index in 0..<workers { _ = acquire(index) }
+      // A vacant place is claimed from the warm pool by the next action that needs it.
+      for index in 0..<workers where !machine.withLock({ $0.members[index].isVacant }) { _ = acquire(index) }
       if let failure { throw .failed(boundary: path, reason: failure) }
       took = began.duration(to: .now)
     }
@@ -153,8 +159,8 @@ final class RemoteBoundary: Sendable {
 
   /// Each place of the pool, in order: the pid of its running worker (nil between a death
   /// and the restart) and how often it was restarted.
-  var places: [(pid: Int32?, restarts: Int)] {
-    machine.withLock { pool in zip(pool.members, pool.restartCounts).map { ($0.link?.pid, $1) } }
+  var places: [(pid: Int32?, restarts: Int, vacant: Bool)] {
+    machine.withLock { pool in zip(pool.members, pool.restartCounts).map { ($0.link?.pid, $1, $0.isVacant) } }
   }
 
   /// How long every worker of this boundary, restarted ones too, holds its reply to an action
@@ -258,7 +264,7 @@ final class RemoteBoundary: Sendable {
           case let .failed(reason):
             report(.actionFailed(boundary: path, reason: reason))
             return Effect.none
-          case .dropped, .pong:
+          case .dropped, .pong, .assigned:
             throw DistributionError.protocolViolation("worker \(current.pid) answered a run with \"\(reply)\"")
           }
         }
@@ -358,6 +364,10 @@ final class RemoteBoundary: Sendable {
       case let .starting(start):
         // Then the place holds the worker it started, or the successor of a start that failed.
         start.wait()
+      case .vacant:
+        // The child was presented: this action waits for a worker claimed from the warm pool.
+        guard let start = machine.withLock({ $0.claim(at: index) }) else { continue }
+        startWorker(at: index, for: start, restarting: nil)
       }
     }
   }
@@ -419,20 +429,24 @@ final class RemoteBoundary: Sendable {
   /// is given up like a worker that died.
   private func launch(at index: Int, for start: WorkerStart, after delay: Duration, restarting reason: RestartReason?) {
     let starting: @Sendable () -> Void = { [self] in
-      DetachedThread.run { [self] in
-        defer { start.finish() }
-        // A boundary that stopped during the back-off starts nothing more.
-        guard machine.withLock({ $0.isOpen }) else { return }
-        do {
-          let link = try launch(index)
-          perform(machine.withLock { $0.started(link, at: index, for: start, restarting: reason) })
-        } catch {
-          giveUp(.starting(start), at: index, for: .startFailed("\(error)"))
-        }
-      }
+      DetachedThread.run { [self] in startWorker(at: index, for: start, restarting: reason) }
     }
     guard delay > .zero else { return starting() }
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay.wholeMilliseconds)), execute: starting)
+  }
+
+  /// Starts a worker at `index` for `start` on this thread and ends the start: see
+  /// `launch(at:for:after:restarting:)`.
+  private func startWorker(at index: Int, for start: WorkerStart, restarting reason: RestartReason?) {
+    defer { start.finish() }
+    // A boundary that stopped during the back-off starts nothing more.
+    guard machine.withLock({ $0.isOpen }) else { return }
+    do {
+      let link = try launch(index)
+      perform(machine.withLock { $0.started(link, at: index, for: start, restarting: reason) })
+    } catch {
+      giveUp(.starting(start), at: index, for: .startFailed("\(error)"))
+    }
   }
 
   /// Where the child of `elements` lives: its slot in a worker (empty for the boundary's only

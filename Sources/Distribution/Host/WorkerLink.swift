@@ -22,6 +22,8 @@ final class WorkerLink: Sendable {
   private let memoryLimit: Int?
   /// Why the link was given up or let go, once it was.
   private let fault = Locked<Ending?>(nil)
+  /// What runs after the first answer (`whenFirstAnswered`), until it has run.
+  private let firstAnswer = Mutex<(@Sendable () -> Void)?>(nil)
   /// When the worker last answered.
   private let lastAnswer = Locked(ContinuousClock.now)
   /// How long a held reply (`slow`) the wait for a reply allows for, in milliseconds beyond
@@ -30,9 +32,6 @@ final class WorkerLink: Sendable {
   private let allowedHold = Atomic<UInt64>(0)
 
   var pid: Int32 { process.pid }
-
-  /// Worker starts in this process so far, which number their sockets.
-  private static let starts = Atomic<UInt64>(0)
 
   /// Why a link is used no more.
   private enum Ending {
@@ -46,82 +45,57 @@ final class WorkerLink: Sendable {
   /// Starts a worker for `plan`, named `name`, and waits until it has proved itself on both
   /// connections and greeted the host as a worker for the expected boundary and types.
   convenience init(_ plan: WorkerLink.Plan, name: String) throws {
-    if let serve = plan.command.servesInProcess {
-      let peer = try InProcessPeer.start { control, effects in serve(plan.boundary, plan.inner, control, effects) }
-      try self.init(
-        plan, worker: LoopbackWorker(name: name, peer: peer), control: peer.control, effects: peer.effects,
-        startupDeadline: .now + plan.startupDeadline)
-      return
+    try self.init(plan, Self.connect(plan, name: name, serving: plan.boundary, brief: plan.inner.brief))
+  }
+
+  /// Makes `warm`, a worker of the composition's warm pool, the worker of `plan`'s boundary:
+  /// one request on the connection it holds, with no process start, connection or handshake.
+  convenience init(_ plan: WorkerLink.Plan, claiming warm: WarmWorker) throws {
+    guard var connected = warm.claim(label: plan.boundary) else {
+      throw DistributionError.workerUnavailable(
+        boundary: plan.boundary, reason: .gaveUp(pid: warm.pid, reason: "it was claimed already"))
     }
-    let secret = LaunchSecret.random()
-    // A directory removed under a running host (a /tmp cleaner, a user) is made again.
-    try plan.directory.ensureExists()
-    // A socket of its own for each start: a move can start a worker at a place while the
-    // start it cut off (a retirement's successor) still listens there.
-    let listener = try UnixListener(path: plan.directory.path(for: "\(name).\(Self.starts.add(1, ordering: .relaxed).newValue)"))
-    defer { listener.close() }
-    let forked = plan.templates?.fork(
-      name: name, boundary: plan.boundary, socketPath: listener.path, secret: secret, brief: plan.inner.brief,
-      within: plan.startupDeadline, limits: plan.limits, output: plan.output)
-    let process = try forked
-      ?? WorkerProcess(
-        name: name, executable: plan.command.executable, arguments: plan.command.arguments(plan.boundary),
-        socketPath: listener.path, secret: secret, brief: plan.inner.brief, limits: plan.limits, output: plan.output)
-    guard plan.roster.admit(process) else {
-      throw DistributionError.workerUnavailable(boundary: plan.boundary, reason: .shuttingDown)
-    }
-    let control: FramedConnection
-    let effects: FramedConnection
-    let acceptor = WorkerAcceptor(listener: listener, worker: process, secret: secret, within: plan.startupDeadline)
+    let process = connected.process
     do {
-      let refused: (TransportError) -> Void = { error in
-        plan.report(.connectionRefused(boundary: plan.boundary, reason: "\(error)"))
+      let answer = try connected.endpoint.handleSynchronously(.assign(boundary: plan.boundary, brief: plan.inner.brief))
+      guard case let .assigned(hello) = answer.reply else {
+        throw DistributionError.protocolViolation("warm worker \(process.pid) answered an assignment with \"\(answer.reply)\"")
       }
-      control = try acceptor.accept(onRefused: refused)
-      effects = try acceptor.accept(onRefused: refused)
+      connected.hello = hello
     } catch {
+      connected.system.close()
       process.kill()
       throw Self.unavailable(plan, process, error)
     }
-    try self.init(plan, worker: process, control: control, effects: effects, startupDeadline: acceptor.deadline)
+    try self.init(plan, connected)
   }
 
-  /// Takes over a worker that is connected and authenticated, and waits for its greeting.
-  private init(
-    _ plan: WorkerLink.Plan, worker process: any WorkerHandle, control: FramedConnection, effects: FramedConnection,
-    startupDeadline: ContinuousClock.Instant
-  ) throws {
+  /// Takes over a worker that is connected, authenticated and has greeted the host, once its
+  /// greeting is the one expected.
+  private init(_ plan: WorkerLink.Plan, _ connected: Connected) throws {
     boundary = plan.boundary
     deadline = plan.deadline
     memoryLimit = plan.limits?.limits.memoryBytes
+    let process = connected.process
+    controlSystem = connected.system
     do {
+      try Self.check(connected.hello, from: process, plan: plan)
       // Every request has a deadline; so has every write, to a worker that stopped reading.
-      // The first, the greeting, may take what is left of the start-up deadline.
-      let startup = max(1, ContinuousClock.now.duration(to: startupDeadline).wholeMilliseconds)
-      try control.setReceiveTimeout(milliseconds: startup)
-      try control.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
-      try effects.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
-    } catch {
-      process.kill()
-      throw Self.unavailable(plan, process, error)
-    }
-    controlSystem = SocketActorSystem(connection: control, callTimeout: plan.deadline, reading: .byCaller)
-    do {
-      let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: controlSystem)
-      try Self.check(greetingOf: endpoint, from: process, plan: plan)
+      try connected.control.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
+      try connected.effects.setSendTimeout(milliseconds: plan.deadline.wholeMilliseconds)
       try controlSystem.setReplyTimeout(milliseconds: plan.deadline.wholeMilliseconds)
-      self.control = Locked(endpoint)
     } catch {
       controlSystem.close()
       process.kill()
       throw Self.unavailable(plan, process, error)
     }
+    self.control = Locked(connected.endpoint)
     self.process = process
     let pid = process.pid
     let fault = fault
     let memoryLimit = memoryLimit
     self.effects = try HostEffects(
-      effects, boundary: plan.boundary,
+      connected.effects, boundary: plan.boundary,
       onClose: { plan.report(.workerExited(boundary: plan.boundary, pid: pid)) },
       onFault: { reason in
         let reason = Self.why(reason, process: process, memoryLimit: memoryLimit)
@@ -131,7 +105,7 @@ final class WorkerLink: Sendable {
       onLost: { plan.report(.effectsLost(boundary: plan.boundary, count: $0)) })
   }
 
-  private static func unavailable(_ plan: WorkerLink.Plan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
+  static func unavailable(_ plan: WorkerLink.Plan, _ process: any WorkerHandle, _ error: any Error) -> any Error {
     if error is DistributionError { return error }
     let reason: DistributionError.WorkerFailure =
       switch error as? TransportError {
@@ -143,21 +117,10 @@ final class WorkerLink: Sendable {
 
   /// Refuses a worker that does not say it serves the expected boundary: one built from other
   /// code, or one that refused, started for an app or a boundary its executable lacks.
-  private static func check(
-    greetingOf endpoint: BoundaryEndpoint, from process: any WorkerHandle, plan: WorkerLink.Plan
-  ) throws {
+  private static func check(_ hello: Wire.Hello, from process: any WorkerHandle, plan: WorkerLink.Plan) throws {
     let expected = plan.expected
     let name = process.name
     let executable = plan.command.executable.lastPathComponent
-    let hello: Wire.Hello
-    do {
-      hello = try endpoint.helloSynchronously()
-    } catch RemoteCallError.peerDisconnected {
-      throw DistributionError.workerUnavailable(boundary: expected.boundary, reason: .closedBeforeGreeting(worker: name))
-    } catch {
-      throw DistributionError.workerUnavailable(
-        boundary: expected.boundary, reason: .noGreeting(worker: name, executable: executable, error: "\(error)"))
-    }
     switch hello {
     case let .refusing(refusal):
       throw DistributionError.workerUnavailable(
@@ -167,7 +130,11 @@ final class WorkerLink: Sendable {
       throw DistributionError.workerUnavailable(
         boundary: expected.boundary,
         reason: .servesAnother(worker: name, executable: executable, serves: "\(greeting)", expected: "\(expected)"))
-    case .serving:
+    case .warm where expected.boundary != Wire.warmBoundary:
+      throw DistributionError.workerUnavailable(
+        boundary: expected.boundary,
+        reason: .servesAnother(worker: name, executable: executable, serves: "no boundary yet", expected: "\(expected)"))
+    case .serving, .warm:
       return
     }
   }
@@ -182,7 +149,19 @@ final class WorkerLink: Sendable {
   /// the worker's answer before it returns (and, when the worker is being restarted, its
   /// successor's start, back-off included, which `RemoteBoundary` waits for first). No
   /// thread sleeps for a back-off or for `slow` (docs/state-machines.md, "Host side").
+  /// Runs `body` once, after the worker's first answer, or when the link is given up or let
+  /// go before it: the warm pool forks the replacement of a worker it handed out then.
+  func whenFirstAnswered(_ body: @escaping @Sendable () -> Void) {
+    firstAnswer.withLock { $0 = body }
+  }
+
+  /// Runs what waits for the first answer, once.
+  private func firstAnswered() {
+    firstAnswer.withLock { $0.take() }?()
+  }
+
   func request(_ request: Wire.Request) throws -> Exchange {
+    defer { firstAnswered() }
     if let ending = fault.withLock({ $0 }) { throw error(for: ending) }
     return try givingUpOnFailure {
       try control.withLock { endpoint in
@@ -305,6 +284,7 @@ final class WorkerLink: Sendable {
   /// Gives the worker up after it crashed, stalled or misbehaved: kills it at once. Its
   /// connections end with it, and its running effects are reported lost.
   func abandon(because reason: RestartReason) {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .failed(reason) }
     process.kill()
     controlSystem.close()
@@ -314,6 +294,7 @@ final class WorkerLink: Sendable {
   /// Lets the worker go without waiting for it: its effects end without being reported lost,
   /// and it exits on its own when its input closes.
   func retire() {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .letGo("it was retired") }
     effects.retire()
     controlSystem.close()
@@ -323,6 +304,7 @@ final class WorkerLink: Sendable {
   /// Lets the worker go when its boundary failed: nothing will run its effects' actions any
   /// more, so those still running are reported lost; it exits on its own when its input closes.
   func letGo(because reason: String) {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .letGo(reason) }
     // Effects first, reporting them: the worker exits once its control connection ends.
     effects.close()
@@ -333,6 +315,7 @@ final class WorkerLink: Sendable {
   /// Ends the connections at shutdown: effects still running end as the shutdown means them
   /// to, not reported lost; the composition's roster sees the process out.
   func close() {
+    defer { firstAnswered() }
     fault.withLock { $0 = $0 ?? .letGo("the composition shut down") }
     // Effects first: once the control connection ends, the worker exits, and its effects
     // connection closing first would count them lost.

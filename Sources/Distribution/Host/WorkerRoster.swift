@@ -17,13 +17,23 @@ final class WorkerRoster: Sendable {
   func admit(_ process: WorkerProcess) -> Bool {
     let admitted = state.withLock { state in
       guard !state.isClosed else { return false }
-      // Keeps the roster as long as the workers alive, not as long as every worker ever.
-      state.processes.removeAll { !$0.isRunning }
+      // Keeps the roster as long as the workers that have not ended, not as long as every
+      // worker ever.
+      state.processes.removeAll(where: \.hasEnded)
       state.processes.append(process)
       return true
     }
     if !admitted { process.kill() }
     return admitted
+  }
+
+  /// Waits until the worker `pid` has ended (exited and reaped, its output read to its end,
+  /// every descriptor the host held for it closed), at most `milliseconds`; whether it has.
+  /// True at once for a process the roster does not hold: one that ended before another
+  /// started, or none of this composition's.
+  func waitUntilEnded(_ pid: Int32, milliseconds: Int32) -> Bool {
+    guard let process = state.withLock({ $0.processes.first { $0.pid == pid } }) else { return true }
+    return process.waitForEnd(milliseconds: milliseconds)
   }
 
   /// Stops every worker: closes their input, which a worker takes as the host going away;

@@ -20,6 +20,10 @@ extension Wire.Request: WireCodable {
       writer.write(bytes: slot)
     case .ping:
       writer.write(tag: 2)
+    case let .assign(boundary, brief):
+      writer.write(tag: 3)
+      writer.write(boundary)
+      writer.write(brief)
     }
   }
 
@@ -32,6 +36,7 @@ extension Wire.Request: WireCodable {
         dependencies: try reader.readOptional(Wire.DependencyHeader.self), holdReply: try reader.readUInt64())
     case 1: self = .drop(slot: try reader.readBytes())
     case 2: self = .ping
+    case 3: self = .assign(boundary: try reader.readString(), brief: try reader.readString())
     case let tag: throw .malformed("unknown request tag \(tag)")
     }
   }
@@ -53,6 +58,9 @@ extension Wire.Reply: WireCodable {
       writer.write(reason)
     case .pong:
       writer.write(tag: 4)
+    case let .assigned(hello):
+      writer.write(tag: 5)
+      hello.write(to: &writer)
     }
   }
 
@@ -64,6 +72,7 @@ extension Wire.Reply: WireCodable {
     case 2: self = .dropped
     case 3: self = .failed(try reader.readString())
     case 4: self = .pong
+    case 5: self = .assigned(try Wire.Hello(from: &reader))
     case let tag: throw .malformed("unknown reply tag \(tag)")
     }
   }
@@ -187,6 +196,8 @@ extension Wire.Hello: WireCodable {
     case let .refusing(refusal):
       writer.write(tag: 1)
       refusal.write(to: &writer)
+    case .warm:
+      writer.write(tag: 2)
     }
   }
 
@@ -199,6 +210,7 @@ extension Wire.Hello: WireCodable {
     switch try reader.readUInt64() {
     case 0: self = .serving(try Wire.Greeting(from: &reader))
     case 1: self = .refusing(try Wire.Refusal(from: &reader))
+    case 2: self = .warm
     case let tag: throw .malformed("unknown greeting tag \(tag)")
     }
   }
@@ -229,6 +241,10 @@ extension Wire.Refusal: WireField {
       writer.write(optional: app)
       writer.write(list: boundaries)
       writer.write(list: apps)
+    case let .cannotServe(path, reason):
+      writer.write(tag: 2)
+      writer.write(path)
+      writer.write(reason)
     }
   }
 
@@ -239,6 +255,7 @@ extension Wire.Refusal: WireField {
       self = .unknownBoundary(
         try reader.readString(), app: try reader.readOptional(String.self),
         boundaries: try reader.readList(String.self), apps: try reader.readList(String.self))
+    case 2: self = .cannotServe(try reader.readString(), reason: try reader.readString())
     case let tag: throw .malformed("unknown refusal tag \(tag)")
     }
   }

@@ -14,7 +14,7 @@ package enum Wire {
   static let emptyVersion: UInt64 = 0
 
   /// The layout of these messages; a worker of another layout is refused at its greeting.
-  static let layoutVersion: UInt64 = 11
+  static let layoutVersion: UInt64 = 12
 
   /// Worker → host, the answer to the host's first call: what the worker serves, so that a
   /// worker built from other code is refused before it sees an action, or why it serves
@@ -22,7 +22,14 @@ package enum Wire {
   enum Hello: Equatable, Sendable {
     case serving(Greeting)
     case refusing(Refusal)
+    /// A worker of the composition's warm pool: connected, serving no boundary until the
+    /// host assigns it one (`Request.assign`).
+    case warm
   }
+
+  /// What a warm worker is started for in place of a boundary: `*` names no boundary, as in
+  /// a placement file's line for every boundary.
+  static let warmBoundary = "*"
 
   /// What a worker serves: a boundary, and the types of its child.
   struct Greeting: Equatable, Sendable, CustomStringConvertible {
@@ -55,6 +62,8 @@ package enum Wire {
     /// the app and the apps of the worker's executable, nil and empty for a worker that
     /// serves one root (`BoundaryWorker.serve(_:boundary:)`).
     case unknownBoundary(String, app: String?, boundaries: [String], apps: [String])
+    /// A warm worker could not take the boundary at `path` it was assigned, for `reason`.
+    case cannotServe(String, reason: String)
 
     /// What is wrong, said of the worker named `worker`, started from `executable`.
     func explanation(worker: String, executable: String) -> String {
@@ -75,6 +84,8 @@ package enum Wire {
         worker \(worker) was asked for boundary "\(path)", which its app does not have (its \
         boundaries: \(Self.list(boundaries))); rebuild \(executable) with the host
         """
+      case let .cannotServe(path, reason):
+        "warm worker \(worker) could not take boundary \"\(path)\": \(reason)"
       }
     }
 
@@ -95,6 +106,9 @@ package enum Wire {
     case drop(slot: [UInt8])
     /// Answer at once: the host checks that an idle worker still answers.
     case ping
+    /// To a warm worker: serve `boundary` from now on, placing the boundaries inside it as
+    /// `brief` says (`InnerPlacement`); the reply is `assigned` with the worker's greeting.
+    case assign(boundary: String, brief: String)
   }
 
   /// Worker → host: what `BoundaryEndpoint.handle(_:)` replies, inside an `Answer`.
@@ -107,6 +121,8 @@ package enum Wire {
     case failed(String)
     /// The answer to `ping`.
     case pong
+    /// The answer to `assign`: what the worker now serves, or why it serves nothing.
+    case assigned(Hello)
   }
 
   /// What a worker needs to know of the host's dependency values at a boundary; sent with a

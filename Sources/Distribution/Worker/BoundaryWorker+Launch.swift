@@ -13,11 +13,20 @@ extension BoundaryWorker {
   /// ```swift
   /// try BoundaryWorker.serveLaunched(app.root(), boundary: "composer", app: "guestbook", apps: ["guestbook"])
   /// ```
-  package static func serveLaunched<Root: Reducer>(_ root: Root, boundary: String, app: String, apps: [String]) throws {
-    let host = try connectToHost()
+  package static func serveLaunched<Root: Reducer>(
+    _ root: sending Root, boundary: String, app: String, apps: [String]
+  ) throws {
     // Boundaries placed inside this one run in workers this one spawns: a template of its own
     // would be one more process per worker, and the host's forks children of the host.
-    let nesting = Nesting(inner: try InnerPlacement(brief: host.brief), command: .thisExecutable(app: app).spawningEachWorker())
+    let command = WorkerCommand.thisExecutable(app: app).spawningEachWorker()
+    guard boundary != Wire.warmBoundary else {
+      let launch = try launchFromHost()
+      let control = try launch.connect()
+      let effects = try launch.connect()
+      return serve(WarmServer(root, effects: effects, app: app, apps: apps, command: command), on: control)
+    }
+    let host = try connectToHost()
+    let nesting = Nesting(inner: try InnerPlacement(brief: host.brief), command: command)
     try serve(
       root, boundary: boundary, control: host.control, effects: host.effects, app: app, apps: apps, nesting: nesting)
   }

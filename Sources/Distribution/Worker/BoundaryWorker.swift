@@ -32,6 +32,15 @@ public enum BoundaryWorker {
   /// - Throws: `DistributionError.usage` when the process was started by hand, and what
   ///   connecting ran into.
   static func connectToHost() throws -> (control: FramedConnection, effects: FramedConnection, brief: String) {
+    let launch = try launchFromHost()
+    return (try launch.connect(), try launch.connect(), launch.brief)
+  }
+
+  /// The socket, secret and brief that the host that started this process handed it on
+  /// standard input.
+  ///
+  /// - Throws: `DistributionError.usage` when the process was started by hand.
+  static func launchFromHost() throws -> WorkerLaunch {
     let startedByHand = DistributionError.usage(
       """
       this process serves a boundary for a Bulkhead host, which starts it and hands it a socket \
@@ -39,13 +48,11 @@ public enum BoundaryWorker {
       (./compose.sh run APP, or the app's executable with --app NAME).
       """)
     guard isatty(STDIN_FILENO) == 0 else { throw startedByHand }
-    let launch: WorkerLaunch
     do {
-      launch = try WorkerLaunch.receive()
+      return try WorkerLaunch.receive()
     } catch .authenticationFailed {
       throw startedByHand
     }
-    return (try launch.connect(), try launch.connect(), launch.brief)
   }
 
   /// Serves `boundary` of `root` until the host closes the control connection: hosts the
@@ -58,14 +65,22 @@ public enum BoundaryWorker {
     _ root: Root, boundary path: String, control: FramedConnection, effects: FramedConnection,
     app: String? = nil, apps: [String] = [], nesting: Nesting
   ) throws {
-    var finder = BoundaryFinder(target: path, nesting: nesting)
-    visitBoundaries(of: root, under: "", with: &finder)
-    guard let make = finder.makeServer else {
+    guard let server = try server(for: root, boundary: path, effects: effects, nesting: nesting) else {
       let known = root.boundaries.map(\.path)
       serve(RefusingServer(.unknownBoundary(path, app: app, boundaries: known, apps: apps)), on: control)
       throw DistributionError.unknownBoundary(path, known: known)
     }
-    serve(try make(effects), on: control)
+    serve(server, on: control)
+  }
+
+  /// The server of `boundary` of `root`, its effects on `effects`; nil when `root` has no
+  /// such boundary.
+  static func server<Root: Reducer>(
+    for root: Root, boundary path: String, effects: FramedConnection, nesting: Nesting
+  ) throws -> (any BoundaryServer)? {
+    var finder = BoundaryFinder(target: path, nesting: nesting)
+    visitBoundaries(of: root, under: "", with: &finder)
+    return try finder.makeServer?(effects)
   }
 
   /// Serves `server`'s endpoint on `control` until the host closes it.
@@ -89,16 +104,32 @@ extension BoundaryWorker {
   static func warmUp<Root: Reducer>(_ root: Root) {
     var rehearsal = Rehearsal()
     visitBoundaries(of: root, under: "", with: &rehearsal)
+    // What every worker makes once whatever its boundary, the first time a fork does (its
+    // effects' bookkeeping, a warm worker's server): made here, their metadata is inherited.
+    _ = WorkerEffects.Machine(window: WorkerEffects.window, batch: WorkerEffects.batch)
+    _ = ObjectIdentifier(WarmServer<Root>.self)
   }
 }
 
-/// Visits every boundary as a worker serving it would, without serving.
+/// Visits every boundary as a worker serving it would, without serving. Where the child's state
+/// can be made from least values (`LeastValueDecoder`), it also crosses once as a worker's
+/// first request makes it cross (whole, decoded, compared field by field, patched): the
+/// conformance lookups that takes the first time in a process (most of the first action of a
+/// worker claimed from the warm pool) are then made once here, and every fork inherits them.
 private struct Rehearsal: BoundaryVisitor {
   mutating func visit<Child: Reducer>(_ child: Child, at path: String, kind: BoundaryDescription.Kind) {
-    _ = ValueCoding(Child.State.self)
-    _ = ValueCoding(Child.Action.self)
+    let states = ValueCoding(Child.State.self)
+    let actions = ValueCoding(Child.Action.self)
     _ = Wire.Greeting(boundary: path, child: Child.self)
     _ = ObjectIdentifier(ChildServer<Child>.self)
+    // Errors only mean a path left unrehearsed: the worker takes it as it would have.
+    if let states, let sample = LeastValueDecoder.sample(of: Child.State.self) {
+      _ = try? states.patch(nil, sample).map { whole in try states.apply(whole, nil) }
+      _ = try? states.patch(sample, states.decode(states.encode(sample)))
+    }
+    if let actions, let sample = LeastValueDecoder.sample(of: Child.Action.self) {
+      _ = try? actions.decode(actions.encode(sample))
+    }
   }
 }
 
@@ -253,6 +284,8 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         switch request {
         case .ping:
           return .pong
+        case .assign:
+          return .failed("this worker serves \(boundary) already; only a warm worker takes a boundary")
         case let .drop(slot):
           _ = core.slots.handle(.dropped(slot: slot))
           return .dropped

@@ -4,7 +4,8 @@ import BulkheadDistribution
 /// What `ps` prints: the host, then each placed boundary's workers by index, each followed by
 /// the workers it started for boundaries placed inside its own (indented by depth, their
 /// parent's pid in `PARENT`, numbered among their boundary's workers), with what /proc says of
-/// each process.
+/// each process; then the warm pool's idle workers, if any (`(warm)`). A place that waits for
+/// its child to be presented, to claim a warm worker then, says `vacant`.
 ///
 /// ```text
 /// account: host pid 4711, placement placements/account.placement
@@ -12,6 +13,15 @@ import BulkheadDistribution
 /// (host)            -      4711  S      0:42    -         14.2 MiB  0.31 s  -
 /// profile           0      4714  S      0:41    0         9.8 MiB   0.05 s  4711
 ///   profile.avatar  0      4720  S      0:41    -         9.1 MiB   0.02 s  4714
+/// ```
+///
+/// ```text
+/// detail: host pid 5120, placement placements/detail.placement
+/// BOUNDARY  INDEX  PID   STATE   UPTIME  RESTARTS  RSS       CPU     PARENT
+/// (host)    -      5120  S       0:09    -         31.8 MiB  0.05 s  -
+/// detail    0      -     vacant  -       0         -         -       5120
+/// (warm)    0      5131  S       0:09    -         7.9 MiB   0.01 s  5120
+/// (warm)    1      5140  S       0:09    -         7.9 MiB   0.01 s  5120
 /// ```
 struct ProcessTable {
   let app: String
@@ -56,12 +66,17 @@ struct ProcessTable {
         // failed boundary's workers are let go: its places say so.
         let state =
           boundary.residence == .host
-          ? ["host", "-", "-"] : boundary.failure != nil && worker.pid == nil ? ["-", "failed", "-"] : columns(worker.pid)
+          ? ["host", "-", "-"]
+          : boundary.failure != nil && worker.pid == nil
+            ? ["-", "failed", "-"] : worker.vacant ? ["-", "vacant", "-"] : columns(worker.pid)
         rows.append(
           [boundary.boundary, String(index)] + state + [String(worker.restarts)] + usage(worker.pid) + limits
             + [String(snapshot.hostPID)])
         rows += worker.pid.map { rowsBelow(Int32($0)) } ?? []
       }
+    }
+    for (index, pid) in snapshot.warmPIDs.enumerated() {
+      rows.append(["(warm)", String(index)] + columns(pid) + ["-"] + usage(pid) + noLimits + [String(snapshot.hostPID)])
     }
     let placement = run.placement.isEmpty ? "" : ", placement \(run.placement)"
     let failures = snapshot.boundaries.compactMap { boundary in boundary.failure.map { "FAILED: \(boundary.boundary): \($0)" } }

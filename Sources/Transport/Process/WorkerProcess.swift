@@ -114,7 +114,9 @@ package final class WorkerProcess: Sendable {
       let waited = bulkhead_pidfd_wait(started.pidfd, &exited, &status)
       life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
       return false
-    } onEnd: {}
+    } onEnd: {
+      life.pidfdClosed()
+    }
     for (descriptor, stream) in [(standardOutput.read, OutputLine.Stream.standardOutput), (standardError.read, .standardError)] {
       Self.forwardLines(of: descriptor, as: stream, from: name, to: output, life: life)
     }
@@ -272,6 +274,15 @@ package final class WorkerProcess: Sendable {
   package func waitForExit() async -> Exit {
     await life.wait()
   }
+
+  /// Blocks until the worker has exited and been reaped, its output has reached its end and
+  /// the host holds no descriptor for it, at most `milliseconds`; false if it has not by
+  /// then. A pidfd, or `waitForExit(milliseconds:)`, says the process has gone a little
+  /// before the threads reading its output have closed their pipes.
+  package func waitForEnd(milliseconds: Int32) -> Bool { life.waitForEnd(milliseconds: milliseconds) }
+
+  /// Whether the worker has ended, as `waitForEnd(milliseconds:)` waits for.
+  package var hasEnded: Bool { life.hasEnded }
 }
 
 /// What the host holds for one worker while it runs, how it ended, and who is waiting to
@@ -293,10 +304,30 @@ private final class ProcessLife: Sendable {
     /// Threads blocked in `endedAtMemoryLimit`, woken when its output has ended.
     var outputWaiters: [DispatchSemaphore] = []
     var openOutputs = 2
+    /// Whether what the host held open for the running process (its input, its pidfd) is
+    /// closed: set after the exit, once they are.
+    var released = false
+    /// Tasks in `wait()`, resumed when the worker has ended.
     var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
     /// Threads blocked in `waitForExit(milliseconds:)`, woken when the exit is recorded.
     var blockedWaiters: [DispatchSemaphore] = []
+    /// Threads blocked in `waitForEnd(milliseconds:)`, woken when the worker has ended.
+    var endWaiters: [DispatchSemaphore] = []
+
+    /// Whether the worker has ended: exited and reaped, its output read to its end, and
+    /// every descriptor the host held for it closed.
+    var hasEnded: Bool { released && openOutputs == 0 }
+
+    /// Who waits for the end, taken to be woken, once it has come.
+    mutating func takeEndWaiters() -> Ending? {
+      guard hasEnded, let exit else { return nil }
+      defer { (waiters, endWaiters) = ([], []) }
+      return (exit, waiters, endWaiters)
+    }
   }
+
+  /// How the worker ended, and who waited for it: tasks and blocked threads.
+  typealias Ending = (exit: WorkerProcess.Exit, waiters: [CheckedContinuation<WorkerProcess.Exit, Never>], blocked: [DispatchSemaphore])
 
   private let state = Mutex(State())
 
@@ -430,41 +461,68 @@ private final class ProcessLife: Sendable {
     let kills = limits?.memoryKills() ?? 0
     state.withLock { $0.memoryKills = kills }
     limits?.release()
-    let (input, pidfd, waiters, blocked) = state.withLock { state in
+    let (input, pidfd, blocked) = state.withLock { state in
       state.exit = exit
       defer {
         state.input = nil
         state.pidfd = -1
         state.blockedWaiters = []
-        if state.openOutputs == 0 { state.waiters = [] }
       }
-      return (state.input, state.closesPidfd ? state.pidfd : -1, state.openOutputs == 0 ? state.waiters : [], state.blockedWaiters)
+      return (state.input, state.closesPidfd ? state.pidfd : -1, state.blockedWaiters)
     }
     for semaphore in blocked { semaphore.signal() }
     try? input?.close()
     if pidfd >= 0 { Glibc.close(pidfd) }
-    for waiter in waiters { waiter.resume(returning: exit) }
+    // Only now, with the pidfd closed, may whoever waits for the end hear of it; a pidfd the
+    // exit watch owns is closed after this, and `pidfdClosed()` says so then.
+    if state.withLock({ $0.closesPidfd }) { pidfdClosed() }
+  }
+
+  /// The pidfd is closed, after the exit: the host holds nothing more of the process.
+  func pidfdClosed() {
+    Self.wake(
+      state.withLock { state -> Ending? in
+        state.released = true
+        return state.takeEndWaiters()
+      })
   }
 
   func outputEnded() {
-    let (exit, waiters, blocked) = state.withLock { state in
+    let (blocked, ended) = state.withLock { state -> ([DispatchSemaphore], Ending?) in
       state.openOutputs -= 1
-      guard state.openOutputs == 0 else {
-        return (WorkerProcess.Exit?.none, [CheckedContinuation<WorkerProcess.Exit, Never>](), [DispatchSemaphore]())
-      }
+      guard state.openOutputs == 0 else { return ([], nil) }
       defer { state.outputWaiters = [] }
-      guard let exit = state.exit else { return (nil, [], state.outputWaiters) }
-      defer { state.waiters = [] }
-      return (exit, state.waiters, state.outputWaiters)
+      return (state.outputWaiters, state.takeEndWaiters())
     }
     for semaphore in blocked { semaphore.signal() }
-    if let exit { for waiter in waiters { waiter.resume(returning: exit) } }
+    Self.wake(ended)
   }
+
+  /// Wakes those who waited for the worker's end.
+  private static func wake(_ ended: Ending?) {
+    guard let ended else { return }
+    for semaphore in ended.blocked { semaphore.signal() }
+    for waiter in ended.waiters { waiter.resume(returning: ended.exit) }
+  }
+
+  /// Blocks until the worker has ended (see `State.hasEnded`), at most `milliseconds`;
+  /// whether it has.
+  func waitForEnd(milliseconds: Int32) -> Bool {
+    let ended = DispatchSemaphore(value: 0)
+    let hasEnded = state.withLock { state in
+      if !state.hasEnded { state.endWaiters.append(ended) }
+      return state.hasEnded
+    }
+    return hasEnded || ended.wait(timeout: .now() + .milliseconds(Int(milliseconds))) == .success
+  }
+
+  /// Whether the worker has ended (see `State.hasEnded`).
+  var hasEnded: Bool { state.withLock { $0.hasEnded } }
 
   func wait() async -> WorkerProcess.Exit {
     await withCheckedContinuation { continuation in
       let exit = state.withLock { state -> WorkerProcess.Exit? in
-        if let exit = state.exit, state.openOutputs == 0 { return exit }
+        if state.hasEnded, let exit = state.exit { return exit }
         state.waiters.append(continuation)
         return nil
       }

@@ -42,10 +42,16 @@ extension BoundaryMachine {
 
   /// Event: the boundary moves to its workers. A fresh worker starts at every place of the
   /// pool, with no copy of any child state: its first action carries the host's copy whole,
-  /// as after a restart. Actions that come meanwhile wait for the start, then run there.
+  /// as after a restart. Actions that come meanwhile wait for the start, then run there. A
+  /// boundary that draws from the warm pool starts none: its places are vacant, and the next
+  /// action claims a warm worker, as after a presentation.
   mutating func moveToWorkers() throws(MoveRefusal) -> [Command] {
     try checkMove(to: .worker)
     residence = .worker
+    if drawsFromWarmPool {
+      members = members.map { _ in .vacant }
+      return []
+    }
     return members.indices.map { index in
       let start = WorkerStart()
       members[index] = .starting(start)
