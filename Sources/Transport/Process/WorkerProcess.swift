@@ -278,7 +278,7 @@ package final class WorkerProcess: Sendable {
   /// Blocks until the worker has exited and been reaped, its output has reached its end and
   /// the host holds no descriptor for it, at most `milliseconds`; false if it has not by
   /// then. A pidfd, or `waitForExit(milliseconds:)`, says the process has gone a little
-  /// before the threads reading its output have closed their pipes.
+  /// before the output watch has closed its pipes and the exit watch its pidfd.
   package func waitForEnd(milliseconds: Int32) -> Bool { life.waitForEnd(milliseconds: milliseconds) }
 
   /// Whether the worker has ended, as `waitForEnd(milliseconds:)` waits for.
