@@ -82,6 +82,10 @@ public struct DependencyValues: Sendable {
     didSet { revision = Self.nextRevision() }
   }
 
+  /// While a feature's body is built: the log of the dependencies it reads. Not a change of
+  /// values, so the revision stays.
+  var reads: DependencyReads?
+
   /// Live or test values for the keys that are not overridden.
   public var context: DependencyContext = .live {
     didSet {
@@ -97,6 +101,7 @@ public struct DependencyValues: Sendable {
   /// stateful ones (an incrementing UUID generator) keep their state across actions.
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
     get {
+      reads?.note()
       let id = ObjectIdentifier(key)
       if let value = overrides[id]?.value as? Key.Value { return value }
       if let host, let value = host.value(for: key) { return value }

@@ -134,7 +134,18 @@ protocol BoundaryStandIn {
 }
 
 extension PresentedChild: BoundaryStandIn {
-  static var standsInFor: Any.Type { Child.self }
+  static var standsInFor: Any.Type { (Child.self as? any BoundaryStandIn.Type)?.standsInFor ?? Child.self }
+}
+
+/// A feature is listed as itself, not as the builder's wrapper that keeps its body.
+extension _BuiltBody: BoundaryStandIn {
+  static var standsInFor: Any.Type { Base.self }
+}
+
+extension _BuiltBody: BoundaryContainer {
+  func traverseBoundaries(under prefix: String, with visitor: inout some BoundaryVisitor) {
+    visitBoundaries(of: base, under: prefix, with: &visitor)
+  }
 }
 
 /// The boundaries inside a presented destination or a stack element are listed and placeable,

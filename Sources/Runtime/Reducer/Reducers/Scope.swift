@@ -72,9 +72,11 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
     guard let childAction = toChildAction.extract(from: action) else { return .none }
     switch toChildState {
     case let .field(field):
-      return field.modify(&state) {
+      let effect = field.modify(&state) {
         child.reduce(atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
-      }.map(toChildAction.embedder)
+      }
+      // Checked here, before the embed function is copied (a retain) to be passed to `map`.
+      return effect.isNone ? .none : effect.mapping(toChildAction.embedder)
     case let .casePath(casePath):
       return reduce(into: &state, at: casePath, action: action, childAction: childAction)
     }

@@ -1,0 +1,58 @@
+/// A feature with a `body`, as a `ReducerBuilder` lists it: its body is built once, when the
+/// builder runs, and kept for every action — unless the body could come out different on a
+/// later action, in which case it is built for each action as before.
+///
+/// A store runs its root through a builder and keeps what it gets, and every `Scope`,
+/// `forEach`, `ifLet` or `body` line goes through one, so a tree of features is built once per
+/// store: no key path, case path or `Scope` made and destroyed per action.
+///
+/// A body is kept only when it is the same on every action:
+/// - the feature holds nothing that could change between actions or reach outside itself —
+///   no `@Dependency`, closure, class reference or existential (its type is plain data,
+///   `_isPOD`); a `@Dependency` wrapper holds a key path, a reference, so a feature with one
+///   never qualifies, and each action builds its body under the dependencies then in force;
+/// - and building it read no dependency (a `@Dependency` declared inside `body`): the reads
+///   are counted while it is built, and one read makes this body one built per action.
+///
+/// A body that reads a global variable is the one case this cannot see; such a feature
+/// should read it through a dependency, as TCA asks of any outside input.
+///
+/// ```swift
+/// var body: some Reducer<State, Action> {
+///   Scope(state: \.child, action: Action.child) { Child() }  // Child's body is built here, once
+/// }
+/// ```
+public struct _BuiltBody<Base: Reducer>: Reducer
+where Base.Body: Reducer<Base.State, Base.Action> {
+  let base: Base
+  /// The body, when it is the same on every action; nil when each action builds its own.
+  let built: Base.Body?
+
+  init(_ base: Base) {
+    self.base = base
+    built = _isPOD(Base.self) ? DependencyReads.none { base.body } : nil
+  }
+
+  public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    // Optional chaining runs the kept body where it lies. `if let` copies it, and with it every
+    // level below, through its type metadata; so did a class box or a pointer to it (measured).
+    built?.reduce(into: &state, action: action) ?? reduceBuildingBody(into: &state, action: action)
+  }
+
+  /// Out of line: inlining both paths at every level would double the code per level of
+  /// nesting (the compiler ran out of memory on ten nested scopes).
+  @inline(never)
+  func reduceBuildingBody(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
+    base.reduce(into: &state, action: action)
+  }
+}
+
+extension ReducerBuilder {
+  /// A feature with a body, as `_BuiltBody` keeps it: preferred to the plain
+  /// `buildExpression(_:)` for every reducer whose body is itself a reducer.
+  @inline(__always)
+  public static func buildExpression<R: Reducer<State, Action>>(_ reducer: R) -> _BuiltBody<R>
+  where R.Body: Reducer<State, Action> {
+    _BuiltBody(reducer)
+  }
+}
