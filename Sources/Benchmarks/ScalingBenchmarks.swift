@@ -10,11 +10,10 @@ import Foundation
 /// start, per worker, against a pool of one; and a pool of 1,024 whole.
 @MainActor
 func scalingBenchmarks() throws -> [Row] {
-  let command = try childWorker(app: "timers")
-  let one = try hostCost(pool: 1, command: command)
-  let sixteen = try hostCost(pool: 16, command: command)
-  let many = try hostCost(pool: 64, command: command)
-  let largest = try hostCost(pool: Placement.largestPool, command: command, rounds: 1)
+  let one = try hostCost(pool: 1)
+  let sixteen = try hostCost(pool: 16)
+  let many = try hostCost(pool: 64)
+  let largest = try hostCost(pool: Placement.largestPool, rounds: 1)
   let extra = Double(many.pool - one.pool)
   return [one, sixteen, many].map { cost in
     Row(
@@ -59,10 +58,35 @@ private struct PoolCost {
 }
 
 /// The host's open descriptors, threads and PSS once a pool of `pool` workers has started, and
-/// how long the start took, the best of `rounds`.
+/// how long the start took, the best of `rounds`: measured in a copy of this benchmark started
+/// for it (`--pool-host`), so that what earlier parts of the run left in this process's heap
+/// does not blur the host's memory.
 @MainActor
-private func hostCost(pool: Int, command: WorkerCommand, rounds: Int = 3) throws -> PoolCost {
+private func hostCost(pool: Int, rounds: Int = 3) throws -> PoolCost {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+  process.arguments = ["--pool-host", String(pool), String(rounds)]
+  let output = Pipe()
+  process.standardOutput = output
+  try process.run()
+  let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  let fields = printed.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+  guard process.terminationStatus == 0, fields.count == 5 else {
+    throw DistributionError.usage("bulkhead-benchmark --pool-host \(pool) printed \"\(printed)\"")
+  }
+  return PoolCost(
+    pool: pool, descriptors: Int(fields[0]), threads: Int(fields[1]), hostPSS: fields[2], totalPSS: fields[3],
+    start: fields[4])
+}
+
+/// What `--pool-host POOL ROUNDS` does in its own process: starts a composition with a pool of
+/// `pool` workers `rounds` times, and prints the host's descriptors, threads, PSS (MB), the
+/// PSS of it, its template and every worker (MB), and the best start (ms), on one line.
+@MainActor
+func servePoolHost(pool: Int, rounds: Int) throws {
   let placement = Placement(file: "benchmark", entries: [.init(path: "timers", workers: pool)])
+  let command = try childWorker(app: "timers")
   let clock = ContinuousClock()
   var start = Duration.seconds(1000)
   var seen = (descriptors: 0, threads: 0, host: 0.0, total: 0.0)
@@ -76,9 +100,7 @@ private func hostCost(pool: Int, command: WorkerCommand, rounds: Int = 3) throws
     composition.shutdown()
   }
   let (seconds, attoseconds) = start.components
-  return PoolCost(
-    pool: pool, descriptors: seen.descriptors, threads: seen.threads, hostPSS: seen.host, totalPSS: seen.total,
-    start: Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+  print(seen.descriptors, seen.threads, seen.host, seen.total, Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
 }
 
 private func entries(in directory: String) -> Int {

@@ -222,7 +222,7 @@ func transportBenchmarks(label: String) async throws -> [Row] {
     + rows.map { row in
       Row(
         name: row.name, value: row.value, unit: row.unit,
-        baseline: row.unit == "ns" ? rawTrip : rawTrip / 1000)
+        baseline: row.unit == "ns" ? rawTrip : rawTrip / 1000, goal: row.goal)
     }
 }
 

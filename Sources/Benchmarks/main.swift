@@ -11,11 +11,16 @@
 // (not in the whole run) re-presents Notes' sheet with the destination or its editor placed.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
-// `--sink`), and `child-worker` from the same build directory for the boundary figures.
+// `--sink`) and as hosts of a pool whose cost it measures (`--pool-host`), and
+// `child-worker` from the same build directory for the boundary figures.
 import CoreBenchmarks
 
 if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode(rawValue: argument) {
   try await mode.serve()
+} else if CommandLine.arguments.dropFirst().first == "--pool-host", CommandLine.arguments.count == 4,
+  let pool = Int(CommandLine.arguments[2]), let rounds = Int(CommandLine.arguments[3])
+{
+  try servePoolHost(pool: pool, rounds: rounds)
 } else if CommandLine.arguments.dropFirst().first == "core" {
   printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks() + timingPrimitiveBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "startup" {
