@@ -301,7 +301,8 @@ private final class ProcessLife: Sendable {
     var memoryKills = 0
     /// Whether it said "failed to allocate" (watched only under `RLIMIT_DATA`).
     var failedToAllocate = false
-    /// Threads blocked in `endedAtMemoryLimit`, woken when its output has ended.
+    /// Threads blocked in `endedAtMemoryLimit`, woken when its output has ended, or sooner, at
+    /// its exit, when its memory group counted an OOM kill.
     var outputWaiters: [DispatchSemaphore] = []
     var openOutputs = 2
     /// Whether what the host held open for the running process (its input, its pidfd) is
@@ -365,7 +366,7 @@ private final class ProcessLife: Sendable {
     let ended = DispatchSemaphore(value: 0)
     let waiting = state.withLock { state in
       guard state.limits?.limits.memoryBytes != nil else { return false }
-      if state.openOutputs > 0 { state.outputWaiters.append(ended) }
+      if state.openOutputs > 0 && state.memoryKills == 0 { state.outputWaiters.append(ended) }
       return true
     }
     guard waiting else { return false }
@@ -459,7 +460,14 @@ private final class ProcessLife: Sendable {
     // or asks meanwhile, can tell why.
     let limits = state.withLock { $0.limits }
     let kills = limits?.memoryKills() ?? 0
-    state.withLock { $0.memoryKills = kills }
+    // An OOM kill in its group is the verdict `endedAtMemoryLimit` waits for: told now, not
+    // once the output has ended, which one slow reader of some worker's output can hold up.
+    let verdictWaiters = state.withLock { state in
+      state.memoryKills = kills
+      defer { if kills > 0 { state.outputWaiters = [] } }
+      return kills > 0 ? state.outputWaiters : []
+    }
+    for semaphore in verdictWaiters { semaphore.signal() }
     limits?.release()
     let (input, pidfd, blocked) = state.withLock { state in
       state.exit = exit
