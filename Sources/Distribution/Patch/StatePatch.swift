@@ -47,7 +47,7 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
       guard let old else {
         throw DistributionError.protocolViolation("a patch of changes arrived for a state never sent whole")
       }
-      return try Self.apply(self, to: old, as: State.self)
+      return try Self.apply(self, to: old)
     }
   }
 
@@ -65,14 +65,46 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
   /// neither a deep value nor a hostile message exhausts the stack.
   static let maximumDepth = 32
 
-  /// The smallest patch this type knows from `old` to `new`; nil when they are equal.
-  static func difference(from old: any Encodable, to new: any Encodable, depth: Int = 0) throws -> StatePatch? {
+  /// The smallest patch this type knows from `old` to `new`; nil when they are equal. A struct
+  /// whose encoding is its stored properties goes by its layout (`StoredLayout`), where
+  /// comparing the fields says whether anything changed.
+  static func difference<Value: Encodable>(from old: Value, to new: Value, depth: Int = 0) throws -> StatePatch? {
+    if depth < maximumDepth, let layout = StoredLayout.of(Value.self, sample: new) {
+      let changes = try layout.changes(from: old, to: new, depth: depth)
+      return changes.isEmpty ? nil : .fields(changes)
+    }
     if areEqual(old, new) == true { return nil }
-    if depth < maximumDepth {
+    return try changes(from: old, to: new, depth: depth)
+  }
+
+  /// `difference(from:to:depth:)` of two values of one type that the caller holds as
+  /// existentials; a change of type goes whole.
+  static func difference(from old: any Encodable, to new: any Encodable, depth: Int) throws -> StatePatch? {
+    func opened<Value: Encodable>(_ new: Value) throws -> StatePatch? {
+      guard let old = old as? Value else { return .whole(try BinaryEncoder().encode(new)) }
+      return try difference(from: old, to: new, depth: depth)
+    }
+    return try opened(new)
+  }
+
+  /// The patch from `old` to `new`, already known to differ.
+  static func changes<Value: Encodable>(from old: Value, to new: Value, depth: Int) throws -> StatePatch {
+    if depth < maximumDepth, !BinaryEncoder.isPrimitive(Value.self) {
       if let splice = try ElementwisePatching.splice(from: old, to: new) { return splice }
+      if let layout = StoredLayout.of(Value.self, sample: new) {
+        return .fields(try layout.changes(from: old, to: new, depth: depth))
+      }
       if let fields = try FieldAccess.changes(from: old, to: new, depth: depth) { return .fields(fields) }
     }
     return .whole(try BinaryEncoder().encode(new))
+  }
+
+  /// `old` with `patch` applied.
+  static func apply<Value: Decodable>(_ patch: StatePatch, to old: Value) throws -> Value {
+    if case let .fields(fields) = patch, let layout = StoredLayout.of(Value.self, sample: old) {
+      return try layout.applying(fields, to: old)
+    }
+    return try apply(patch, to: old as Any, as: Value.self)
   }
 
   /// `old` with `patch` applied, as a `Value`.
@@ -85,6 +117,9 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
     case let .splice(offset, removing, inserting):
       return try ElementwisePatching.apply(offset: offset, removing: removing, inserting: inserting, to: old, as: Value.self)
     case let .fields(fields):
+      if let old = old as? Value, let layout = StoredLayout.of(Value.self, sample: old) {
+        return try layout.applying(fields, to: old)
+      }
       guard let encodable = old as? any Encodable, let captured = FieldCapture.capture(encodable) else {
         throw DistributionError.protocolViolation("a field patch arrived for a value without fields")
       }

@@ -22,6 +22,12 @@ package struct BinaryEncoder: Sendable {
     node.write(to: &bytes)
     return bytes
   }
+
+  /// Whether values of `Value` are laid out by the codec itself, with no containers: a leaf
+  /// that a patch can only replace whole.
+  package static func isPrimitive<Value>(_: Value.Type) -> Bool {
+    Value.self is any BinaryPrimitive.Type
+  }
 }
 
 /// An encoded value before it is laid out as bytes.
