@@ -120,8 +120,9 @@ public struct WorkerCommand: Sendable {
   }
 
   /// The executable of this process, with symbolic links resolved, so that a worker started
-  /// later runs the same file even if the process was started through a link.
-  private static var runningExecutable: URL {
+  /// later runs the same file even if the process was started through a link. Found once: a
+  /// process's executable does not change, and a fork of a worker template has the template's.
+  static let runningExecutable: URL = {
     URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  }
+  }()
 }

@@ -22,7 +22,7 @@ enum FieldAccess {
         changes[key] = .whole(try BinaryEncoder().encode(value))
         continue
       }
-      changes[key] = try StatePatch.difference(from: previous, to: value, depth: depth + 1)
+      changes[key] = try StatePatch.difference(between: previous, and: value, depth: depth + 1)
     }
     for key in before.keys where after[key] == nil { changes[key] = .removed }
     return changes

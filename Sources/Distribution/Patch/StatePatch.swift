@@ -79,7 +79,7 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
 
   /// `difference(from:to:depth:)` of two values of one type that the caller holds as
   /// existentials; a change of type goes whole.
-  static func difference(from old: any Encodable, to new: any Encodable, depth: Int) throws -> StatePatch? {
+  static func difference(between old: any Encodable, and new: any Encodable, depth: Int) throws -> StatePatch? {
     func opened<Value: Encodable>(_ new: Value) throws -> StatePatch? {
       guard let old = old as? Value else { return .whole(try BinaryEncoder().encode(new)) }
       return try difference(from: old, to: new, depth: depth)

@@ -1,5 +1,6 @@
 import Bulkhead
 internal import Transport
+import Synchronization
 
 /// The messages between the host and a worker: the arguments and results of the endpoints'
 /// distributed methods. On the control connection the host calls the worker's
@@ -40,8 +41,19 @@ package enum Wire {
     /// What a worker for `boundary` of a child with these types says.
     init<Child: Reducer>(boundary: String, child _: Child.Type) {
       self.boundary = boundary
-      state = String(reflecting: Child.State.self)
-      action = String(reflecting: Child.Action.self)
+      state = Self.name(of: Child.State.self)
+      action = Self.name(of: Child.Action.self)
+    }
+
+    /// Types' full names, made once each (`String(reflecting:)` demangles on every call): a
+    /// host greets each worker it starts, and a worker template makes them for its forks.
+    private static let names = Mutex<[ObjectIdentifier: String]>([:])
+
+    private static func name(of type: Any.Type) -> String {
+      if let known = names.withLock({ $0[ObjectIdentifier(type)] }) { return known }
+      let name = String(reflecting: type)
+      names.withLock { $0[ObjectIdentifier(type)] = name }
+      return name
     }
 
     init(boundary: String, state: String, action: String) {

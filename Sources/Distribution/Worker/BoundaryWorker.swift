@@ -108,6 +108,15 @@ extension BoundaryWorker {
     // effects' bookkeeping, a warm worker's server): made here, their metadata is inherited.
     _ = WorkerEffects.Machine(window: WorkerEffects.window, batch: WorkerEffects.batch)
     _ = ObjectIdentifier(WarmServer<Root>.self)
+    // And what every worker does on its way to its greeting: finds this executable (for the
+    // workers it may start of its own), and its endpoints' targets.
+    _ = WorkerCommand.runningExecutable
+    EndpointRehearsal.run()
+    // And visits the boundaries as a worker looking for its own does.
+    if let inner = try? InnerPlacement(brief: "") {
+      var finder = BoundaryFinder(target: "", nesting: Nesting(inner: inner, command: nil))
+      visitBoundaries(of: root, under: "", with: &finder)
+    }
   }
 }
 
