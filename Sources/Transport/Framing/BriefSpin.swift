@@ -48,45 +48,59 @@ package struct BriefSpin: Sendable {
   }
 
   /// A yield that took this long gave the core to a thread that kept it for a time slice (the
-  /// scheduler's are 0.75 ms and up), not to a peer that answered.
-  private static let contended = Duration.microseconds(200)
+  /// scheduler's are 0.75 ms and up), not to a peer that answered; in nanoseconds.
+  private static let contended: UInt64 = 200_000
   /// How long spinning stays off after a late yield.
   package static let restAfterContention = Duration.milliseconds(100)
   private static let hasSpareCPU = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
 
-  private let budget: Duration
-  private let restAfterContention: Duration
+  // Nanoseconds of the monotonic clock, not `Duration`s: a spin reads the clock after every
+  // yield, and `Duration` arithmetic is 128-bit.
+  private let budget: UInt64
+  private let restAfterContention: UInt64
   private var isWorthwhile = true
-  private var restingUntil: ContinuousClock.Instant?
+  private var restingUntil: UInt64 = 0
 
   /// A spin of `budget` per wait, off for `restAfterContention` after a late yield.
   package init(budget: Duration = Self.budget, restAfterContention: Duration = Self.restAfterContention) {
-    self.budget = budget
-    self.restAfterContention = restAfterContention
+    self.budget = Self.nanoseconds(budget)
+    self.restAfterContention = Self.nanoseconds(restAfterContention)
   }
 
   /// Spins until `isReady`, within `budget`, then runs `block`, which may sleep.
   package mutating func wait<Result, Failure: Error>(
     until isReady: () -> Bool, then block: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    guard budget > .zero, Self.hasSpareCPU else { return try block() }
-    let start = ContinuousClock.now
-    if isWorthwhile, restingUntil.map({ start >= $0 }) ?? true {
+    guard budget > 0, Self.hasSpareCPU else { return try block() }
+    let start = Self.now()
+    if isWorthwhile, start >= restingUntil {
       var previous = start
       while true {
         if isReady() { return try block() }
         sched_yield()
-        let now = ContinuousClock.now
-        if now - previous >= Self.contended {
-          restingUntil = now + restAfterContention
+        let now = Self.now()
+        if now &- previous >= Self.contended {
+          restingUntil = now &+ restAfterContention
           break
         }
-        if now - start >= budget { break }
+        if now &- start >= budget { break }
         previous = now
       }
     }
     let result = try block()
-    isWorthwhile = start.duration(to: .now) < budget * 2
+    isWorthwhile = Self.now() &- start < budget &* 2
     return result
+  }
+
+  private static func now() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds >= 0, attoseconds >= 0 else { return 0 }
+    return UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
   }
 }
