@@ -1,5 +1,7 @@
 @testable import Bulkhead
 @testable import BulkheadDistribution
+import Examples
+import Foundation
 import TestThreads
 import Testing
 import Transport
@@ -20,6 +22,8 @@ import TransportTestSupport
     var inner = Inner()
     var sheet: Inner?
     var mode = Mode.idle
+    var stamp = Date(timeIntervalSince1970: 0)
+    var link: URL?
 
     struct Row: Codable, Equatable, Identifiable { var id: Int; var text = "" }
     struct Inner: Codable, Equatable { var level = 0; var lines: [String] = [] }
@@ -29,6 +33,7 @@ import TransportTestSupport
   @Test func aStructOfStoredPropertiesHasALayoutAndOthersDoNot() {
     #expect(StoredLayout.of(Editor.self, sample: Editor()) != nil)
     #expect(StoredLayout.of(Editor.Inner.self, sample: Editor.Inner()) != nil)
+    #expect(StoredLayout.of(Payload.Store.State.self, sample: Payload.Store.State(items: 3)) != nil)
 
     struct Renamed: Codable, Equatable {
       var value = 0
@@ -122,7 +127,7 @@ import TransportTestSupport
   }
 
   private func edit(_ state: inout Editor, step: Int, using generator: inout SeededGenerator) {
-    switch Int.random(in: 0..<12, using: &generator) {
+    switch Int.random(in: 0..<14, using: &generator) {
     case 0: state.title = "t\(Int.random(in: 0..<4, using: &generator))"
     case 1: state.count += 1
     case 2: state.ratio = Double(Int.random(in: 0..<3, using: &generator)) / 2
@@ -134,6 +139,8 @@ import TransportTestSupport
     case 8: state.inner.lines.append("l\(step)")
     case 9: state.sheet = state.sheet == nil ? Editor.Inner(level: step) : nil
     case 10: state.sheet?.level += 1
+    case 11: state.stamp.addTimeInterval(1.5)
+    case 12: state.link = state.link == nil ? URL(string: "https://example.com/\(step)") : nil
     default: state.mode = state.mode == .idle ? .editing(step) : .idle
     }
   }
