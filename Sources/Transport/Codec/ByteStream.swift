@@ -10,7 +10,9 @@
 package struct ByteWriter: Sendable {
   package private(set) var bytes: [UInt8] = []
 
-  package init() {}
+  /// Room for a typical message from the start: growing an empty array there is an
+  /// allocation at each doubling, several for every message.
+  package init() { bytes.reserveCapacity(64) }
 
   package mutating func write(_ value: UInt64) { VarInt.write(value, to: &bytes) }
 
@@ -23,7 +25,13 @@ package struct ByteWriter: Sendable {
     bytes.append(contentsOf: value)
   }
 
-  package mutating func write(_ value: String) { write(bytes: Array(value.utf8)) }
+  package mutating func write(_ value: String) {
+    var value = value
+    value.withUTF8 { utf8 in
+      write(UInt64(utf8.count))
+      bytes.append(contentsOf: utf8)
+    }
+  }
 }
 
 /// Reads what a `ByteWriter` wrote, checking every length against the bytes that remain:
@@ -62,16 +70,21 @@ package struct ByteReader: Sendable {
   }
 
   package mutating func readBytes() throws(TransportError) -> [UInt8] {
+    Array(bytes[try readField()])
+  }
+
+  package mutating func readString() throws(TransportError) -> String {
+    String(decoding: bytes[try readField()], as: UTF8.self)
+  }
+
+  /// Where the next length-prefixed field's bytes are; moves past them.
+  private mutating func readField() throws(TransportError) -> Range<Int> {
     let count = try readUInt64()
     guard count <= UInt64(bytes.count - offset) else {
       throw .malformed("a field of \(count) bytes runs past the end of the message")
     }
     defer { offset += Int(count) }
-    return Array(bytes[offset..<(offset + Int(count))])
-  }
-
-  package mutating func readString() throws(TransportError) -> String {
-    String(decoding: try readBytes(), as: UTF8.self)
+    return offset..<(offset + Int(count))
   }
 
   /// A count of items that each take at least one byte: never more than the bytes left.
