@@ -8,9 +8,11 @@ import Transport
 #endif
 
 @Suite(.onItsOwnThread, .serialized) struct WorkerLeakTests {
-  /// Starts an echo worker, proves it serves, and ends it the way `how` says; returns its
-  /// standard streams' pipes (as /proc names them, `pipe:[inode]`, the same at both ends) once
-  /// `waitForExit()` has returned, by when it must have been reaped.
+  /// Starts an echo worker, proves it serves, and ends it the way `how` says; returns the
+  /// host's ends of its standard streams as /proc names them once `waitForExit()` has
+  /// returned, by when it must have been reaped: its console, one socket for its input and
+  /// output (`socket:[inode]`, the host's end), and its error pipe (`pipe:[inode]`, the same
+  /// at both ends).
   private func cycle(_ listener: UnixListener, ending how: Int) async throws -> [String] {
     let secret = LaunchSecret.random()
     let worker = try WorkerProcess(
@@ -26,12 +28,16 @@ import Transport
     #expect(!hasBeenReaped(pidfd: identity))
     try connection.send(Frame(kind: 1, payload: [9]))
     #expect(try connection.receive() == Frame(kind: 1, payload: [9]))
-    let pipes = (0...2).map { stream in
+    let streams = (0...2).map { stream in
       var buffer = [CChar](repeating: 0, count: 64)
       let count = readlink("/proc/\(worker.pid)/fd/\(stream)", &buffer, buffer.count - 1)
       return String(decoding: buffer[0..<max(0, count)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-    #expect(pipes.allSatisfy { $0.hasPrefix("pipe:") })
+    // Input and output are one socket; errors a pipe of their own.
+    #expect(streams[0].hasPrefix("socket:") && streams[1] == streams[0])
+    #expect(streams[2].hasPrefix("pipe:"))
+    let console = try #require(worker.consoleIdentity)
+    #expect(console.hasPrefix("socket:") && console != streams[0])
     switch how % 3 {
     case 0:
       worker.closeInput()
@@ -44,7 +50,7 @@ import Transport
       #expect(await worker.waitForExit() == .signalled(signal: SIGKILL))
     }
     #expect(hasBeenReaped(pidfd: identity), "worker \(worker.pid) is a zombie after waitForExit()")
-    return pipes
+    return [console, streams[2]]
   }
 
   /// A thousand workers started and ended (closing their input, exiting on their own, or
@@ -59,17 +65,17 @@ import Transport
     let descriptorsBefore = openDescriptors()
     let threadsBefore = threadCount()
     let started = ContinuousClock.now
-    var pipes: Set<String> = []
+    var ends: Set<String> = []
     for round in 0..<1_000 {
-      pipes.formUnion(try await cycle(listener, ending: round))
+      ends.formUnion(try await cycle(listener, ending: round))
     }
     let elapsed = ContinuousClock.now - started
     let descriptorsAfter = openDescriptors()
     let threadsAfter = threadCount()
     print("1,000 workers in \(elapsed); descriptors \(descriptorsBefore.count) → \(descriptorsAfter.count), threads \(threadsBefore) → \(threadsAfter)")
-    // Exactly: no descriptor of this process is open on any worker's pipes.
-    #expect(pipes.count == 3_000)
-    #expect(Set(descriptorsAfter.values).isDisjoint(with: pipes))
+    // Exactly: no descriptor of this process is open on any worker's console or pipe.
+    #expect(ends.count == 2_000)
+    #expect(Set(descriptorsAfter.values).isDisjoint(with: ends))
     // The counts of the whole process are printed, not checked: other suites open and close
     // descriptors and threads at the same time. `SoakTests` checks them in a process of its
     // own. No zombie: each cycle saw its worker reaped.

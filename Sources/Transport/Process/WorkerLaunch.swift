@@ -27,9 +27,10 @@ package struct WorkerLaunch: Sendable {
   ///
   /// The parent-death signal is SIGKILL, which no mask or handler can hold back. If the host
   /// dies before `prctl` runs here, the signal is never sent; end of file on standard input
-  /// covers that case: the host's end of the pipe is open only in the host (close-on-exec,
-  /// and Foundation closes every other descriptor in the children it starts), so the kernel
-  /// closes it when the host dies, whenever that is, and end of file stays. The thread that
+  /// covers that case: the host's end of it (a socket that is also this worker's standard
+  /// output, `WorkerConsole`) is open only in the host (close-on-exec, and Foundation closes
+  /// every other descriptor in the children it starts), so the kernel closes it when the host
+  /// dies, whenever that is, and end of file stays. The thread that
   /// reads standard input sees it, at the latest, as soon as it starts.
   ///
   /// A worker template passes `watchingInput: false`: it starts no thread to read its input,

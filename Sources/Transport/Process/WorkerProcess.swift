@@ -6,12 +6,13 @@ import Synchronization
   import Glibc
 #endif
 
-/// A worker process started by the host, with pipes on its standard streams.
+/// A worker process started by the host, with its standard input and output on one socket
+/// (`WorkerConsole`) and its standard error on a pipe.
 ///
 /// The worker learns its socket path and a per-launch secret from its standard input (never
-/// from its arguments or environment, which other users can read), and exits when that pipe
-/// closes, that is when the host dies. Its output comes back line by line, labelled with
-/// its name.
+/// from its arguments or environment, which other users can read), and exits when that input
+/// ends, that is when the host lets it go or dies. Its output comes back line by line,
+/// labelled with its name and stream.
 ///
 /// ```swift
 /// let worker = try WorkerProcess(
@@ -83,27 +84,29 @@ package final class WorkerProcess: Sendable {
   ) throws {
     self.name = name
     let life = ProcessLife()
-    // Standard input, output and error, in that order.
-    var pipes: [(read: Int32, write: Int32)] = []
+    let (console, workerEnd) = try WorkerConsole.make()
+    let standardError: (read: Int32, write: Int32)
     do {
-      for _ in 0..<3 { pipes.append(try Self.pipe()) }
+      standardError = try Self.pipe()
     } catch {
-      for pipe in pipes { for end in [pipe.read, pipe.write] { Glibc.close(end) } }
+      console.close()
+      Glibc.close(workerEnd)
       throw error
     }
-    let (input, standardOutput, standardError) = (pipes[0], pipes[1], pipes[2])
     let started: (pid: pid_t, pidfd: Int32)
     do {
-      defer { for end in [input.read, standardOutput.write, standardError.write] { Glibc.close(end) } }
-      started = try template.fork(request: request, descriptors: [input.read, standardOutput.write, standardError.write])
+      defer { for end in [workerEnd, standardError.write] { Glibc.close(end) } }
+      // Standard input, output and error, in that order: the console is the first two.
+      started = try template.fork(request: request, descriptors: [workerEnd, workerEnd, standardError.write])
     } catch {
-      for end in [input.write, standardOutput.read, standardError.read] { Glibc.close(end) }
+      console.close()
+      Glibc.close(standardError.read)
       throw error
     }
     pid = started.pid
     process = nil
     self.life = life
-    life.setInput(FileHandle(fileDescriptor: input.write, closeOnDealloc: true))
+    life.setConsole(console)
     // The process is this one's child, reaped here: its pidfd turns readable when it exits,
     // and the wait then reaps it at once. The exit watch owns the pidfd and closes it after
     // the exit is recorded, which stops its use for signals.
@@ -117,9 +120,8 @@ package final class WorkerProcess: Sendable {
     } onEnd: {
       life.pidfdClosed()
     }
-    for (descriptor, stream) in [(standardOutput.read, OutputLine.Stream.standardOutput), (standardError.read, .standardError)] {
-      Self.forwardLines(of: descriptor, as: stream, from: name, to: output, life: life)
-    }
+    Self.forwardLines(of: console, from: name, to: output, life: life)
+    Self.forwardLines(of: standardError.read, as: .standardError, from: name, to: output, life: life)
     do {
       try life.enforce(limits, name: name)
       try life.write(Self.launch(socketPath: socketPath, secret: secret, brief: brief))
@@ -138,14 +140,14 @@ package final class WorkerProcess: Sendable {
   private static func pipe() throws(TransportError) -> (read: Int32, write: Int32) {
     var ends: [Int32] = [0, 0]
     guard bulkhead_pipe(&ends) == 0 else {
-      throw .system(call: "pipe2", errno: errno, context: "the standard streams of a worker")
+      throw .system(call: "pipe2", errno: errno, context: "the standard error of a worker")
     }
     return (ends[0], ends[1])
   }
 
-  /// Releases what the host holds for the worker that is still open: closes its standard
-  /// input (which tells it to exit). Its output pipes close when it has exited and they
-  /// reach their end, and Foundation reaps it.
+  /// Releases what the host holds for the worker that is still open: ends its standard
+  /// input (which tells it to exit). Its console and error pipe close when it has exited and
+  /// they reach their end, and Foundation reaps it.
   deinit { life.closeInput() }
 
   /// Starts the process; runs on the spawn thread.
@@ -156,17 +158,17 @@ package final class WorkerProcess: Sendable {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
-    let standardInput = Pipe()
-    let standardOutput = Pipe()
+    let (console, workerEnd) = try WorkerConsole.make()
+    // Closed below once the worker has its copies: the Process would hold it as long as it lives.
+    let workerConsole = FileHandle(fileDescriptor: workerEnd, closeOnDealloc: true)
     let standardError = Pipe()
     // The host's ends are for the host only: no program it runs by other means than
     // Foundation's Process (which closes every other descriptor in the child) may inherit
-    // them, or a worker would not see end of file on its input when the host dies.
-    for end in [standardInput.fileHandleForWriting, standardOutput.fileHandleForReading, standardError.fileHandleForReading] {
-      _ = fcntl(end.fileDescriptor, F_SETFD, FD_CLOEXEC)
-    }
-    process.standardInput = standardInput
-    process.standardOutput = standardOutput
+    // them, or a worker would not see end of file on its input when the host dies. The
+    // console's are made so.
+    _ = fcntl(standardError.fileHandleForReading.fileDescriptor, F_SETFD, FD_CLOEXEC)
+    process.standardInput = workerConsole
+    process.standardOutput = workerConsole
     process.standardError = standardError
     process.terminationHandler = { [life] process in
       let exit: Exit =
@@ -181,20 +183,25 @@ package final class WorkerProcess: Sendable {
       SpawnThread.run { process.waitUntilExit() }
       life.recordExit(exit)
     }
-    life.setInput(standardInput.fileHandleForWriting)
-    try process.run()
+    life.setConsole(console)
+    do {
+      defer { try? workerConsole.close() }
+      try process.run()
+    } catch {
+      console.close()
+      throw error
+    }
     let pid = process.processIdentifier
     life.started(pid: pid, pidfd: bulkhead_pidfd_open(pid))
-    for (pipe, stream) in [(standardOutput, OutputLine.Stream.standardOutput), (standardError, .standardError)] {
-      // The watch owns the descriptor from here and closes it at the end: a copy, as the Pipe
-      // closes its own when Foundation releases it.
-      let descriptor = fcntl(pipe.fileHandleForReading.fileDescriptor, F_DUPFD_CLOEXEC, 0)
-      try? pipe.fileHandleForReading.close()
-      guard descriptor >= 0 else {
-        life.outputEnded()
-        continue
-      }
-      forwardLines(of: descriptor, as: stream, from: name, to: output, life: life)
+    forwardLines(of: console, from: name, to: output, life: life)
+    // The watch owns the descriptor from here and closes it at the end: a copy, as the Pipe
+    // closes its own when Foundation releases it.
+    let errors = fcntl(standardError.fileHandleForReading.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+    try? standardError.fileHandleForReading.close()
+    if errors >= 0 {
+      forwardLines(of: errors, as: .standardError, from: name, to: output, life: life)
+    } else {
+      life.outputEnded()
     }
     do {
       try life.enforce(limits, name: name)
@@ -206,15 +213,25 @@ package final class WorkerProcess: Sendable {
     return (process, pid)
   }
 
-  /// Reads `descriptor` on the output watch until end of file, handing on whole lines; the
-  /// watch then closes it. Not `readabilityHandler`: a dispatch source whose pipe closed under
-  /// it has crashed libdispatch's event loop in this process.
+  /// Reads the worker's standard output from its console until its end, as `forwardLines`
+  /// does a pipe; the console is closed then, by itself, so that a late write or shutdown of
+  /// the input cannot reach a number reused.
+  private static func forwardLines(
+    of console: WorkerConsole, from name: String, to output: @escaping @Sendable (OutputLine) -> Void, life: ProcessLife
+  ) {
+    forwardLines(of: console.descriptor, as: .standardOutput, from: name, to: output, life: life, closedBy: console)
+  }
+
+  /// Reads `descriptor` on the output watch until end of file, handing on whole lines; then
+  /// the watch closes it, or `console`, when it is the console's. Not `readabilityHandler`: a
+  /// dispatch source whose pipe closed under it has crashed libdispatch's event loop in this
+  /// process.
   private static func forwardLines(
     of descriptor: Int32, as stream: OutputLine.Stream, from name: String,
-    to output: @escaping @Sendable (OutputLine) -> Void, life: ProcessLife
+    to output: @escaping @Sendable (OutputLine) -> Void, life: ProcessLife, closedBy console: WorkerConsole? = nil
   ) {
     let lines = LineSplitter()
-    DescriptorWatch.output.watch(descriptor) {
+    DescriptorWatch.output.watch(descriptor, closing: console == nil) {
       var buffer = [UInt8](repeating: 0, count: 4096)
       var count: Int
       repeat { count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } } while count < 0 && errno == EINTR
@@ -224,6 +241,7 @@ package final class WorkerProcess: Sendable {
       }
       return count > 0
     } onEnd: {
+      console?.close()
       life.outputEnded()
     }
   }
@@ -262,8 +280,12 @@ package final class WorkerProcess: Sendable {
   /// that exits and is reaped at once is still seen to have exited.
   func exitDescriptor() -> Int32? { life.exitDescriptor() }
 
-  /// Closes the worker's standard input, which tells it the host is gone.
+  /// Ends the worker's standard input, which tells it the host is gone.
   package func closeInput() { life.closeInput() }
+
+  /// What /proc names the host's end of the worker's console (`socket:[inode]`) while its
+  /// input is open, for a test that checks nothing of it stays open after the worker ended.
+  package var consoleIdentity: String? { life.consoleIdentity }
 
   /// Waits until the worker has exited and its output has reached its end (every line it
   /// wrote has gone to `output`), and says how it ended. By then the host holds no
@@ -290,7 +312,8 @@ package final class WorkerProcess: Sendable {
 /// both output pipes have reached their end.
 private final class ProcessLife: Sendable {
   private struct State {
-    var input: FileHandle?
+    /// The worker's standard input and output, until its input is ended.
+    var console: WorkerConsole?
     var pid: pid_t = 0
     var pidfd: Int32 = -1
     var closesPidfd = true
@@ -306,7 +329,7 @@ private final class ProcessLife: Sendable {
     var outputWaiters: [DispatchSemaphore] = []
     var openOutputs = 2
     /// Whether what the host held open for the running process (its input, its pidfd) is
-    /// closed: set after the exit, once they are.
+    /// ended and closed: set after the exit, once they are.
     var released = false
     /// Tasks in `wait()`, resumed when the worker has ended.
     var waiters: [CheckedContinuation<WorkerProcess.Exit, Never>] = []
@@ -332,7 +355,7 @@ private final class ProcessLife: Sendable {
 
   private let state = Mutex(State())
 
-  func setInput(_ input: FileHandle) { state.withLock { $0.input = input } }
+  func setConsole(_ console: WorkerConsole) { state.withLock { $0.console = console } }
 
   /// Puts the started worker under `request`'s limits, before it has its launch.
   func enforce(_ request: LimitRequest?, name: String) throws {
@@ -389,38 +412,22 @@ private final class ProcessLife: Sendable {
     if late >= 0 { Glibc.close(late) }
   }
 
-  /// Writes `bytes` to the worker's standard input. A worker that already died gives EPIPE,
-  /// and a SIGPIPE that stays pending on the spawn thread, which blocks it; it is taken off.
+  /// Writes `bytes` to the worker's standard input.
   func write(_ bytes: [UInt8]) throws {
-    guard let input = state.withLock({ $0.input }) else {
-      throw TransportError.system(call: "write", errno: EPIPE, context: "the standard input of a worker")
+    guard let console = state.withLock({ $0.console }) else {
+      throw TransportError.system(call: "send", errno: EPIPE, context: "the standard input of a worker")
     }
-    let descriptor = input.fileDescriptor
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-      if written < 0 {
-        let error = errno
-        if error == EINTR { continue }
-        if error == EPIPE {
-          var pipeSignal = sigset_t()
-          sigemptyset(&pipeSignal)
-          sigaddset(&pipeSignal, SIGPIPE)
-          var now = timespec(tv_sec: 0, tv_nsec: 0)
-          _ = sigtimedwait(&pipeSignal, nil, &now)
-        }
-        throw TransportError.system(call: "write", errno: error, context: "the standard input of a worker")
-      }
-      offset += written
-    }
+    try console.write(bytes)
   }
 
+  var consoleIdentity: String? { state.withLock { $0.console }?.identity }
+
   func closeInput() {
-    let input = state.withLock { state in
-      defer { state.input = nil }
-      return state.input
+    let console = state.withLock { state in
+      defer { state.console = nil }
+      return state.console
     }
-    try? input?.close()
+    console?.closeInput()
   }
 
   /// Sends `signal` to the worker if it is still there. Under the lock, so the pidfd cannot
@@ -469,17 +476,17 @@ private final class ProcessLife: Sendable {
     }
     for semaphore in verdictWaiters { semaphore.signal() }
     limits?.release()
-    let (input, pidfd, blocked) = state.withLock { state in
+    let (console, pidfd, blocked) = state.withLock { state in
       state.exit = exit
       defer {
-        state.input = nil
+        state.console = nil
         state.pidfd = -1
         state.blockedWaiters = []
       }
-      return (state.input, state.closesPidfd ? state.pidfd : -1, state.blockedWaiters)
+      return (state.console, state.closesPidfd ? state.pidfd : -1, state.blockedWaiters)
     }
     for semaphore in blocked { semaphore.signal() }
-    try? input?.close()
+    console?.closeInput()
     if pidfd >= 0 { Glibc.close(pidfd) }
     // Only now, with the pidfd closed, may whoever waits for the end hear of it; a pidfd the
     // exit watch owns is closed after this, and `pidfdClosed()` says so then.

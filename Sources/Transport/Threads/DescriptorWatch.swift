@@ -26,6 +26,8 @@ package final class DescriptorWatch: Sendable {
 
   private struct Watched: Sendable {
     let descriptor: Int32
+    /// Whether the watch closes `descriptor` at the end; else `onEnd` does.
+    let closes: Bool
     let onReadable: @Sendable () -> Bool
     let onEnd: @Sendable () -> Void
   }
@@ -42,11 +44,14 @@ package final class DescriptorWatch: Sendable {
 
   /// Calls `onReadable` whenever `descriptor` has input or has reached its end, until it
   /// returns false; then stops watching `descriptor`, closes it, and calls `onEnd`. The watch
-  /// owns `descriptor` from here on: only it closes it.
+  /// owns `descriptor` from here on: only it closes it. With `closing: false`, `onEnd` must
+  /// close it: for a descriptor the owner also writes to, which it must not write to once
+  /// closed (its number may be reused).
   package func watch(
-    _ descriptor: Int32, onReadable: @escaping @Sendable () -> Bool, onEnd: @escaping @Sendable () -> Void
+    _ descriptor: Int32, closing: Bool = true, onReadable: @escaping @Sendable () -> Bool,
+    onEnd: @escaping @Sendable () -> Void
   ) {
-    let entry = Watched(descriptor: descriptor, onReadable: onReadable, onEnd: onEnd)
+    let entry = Watched(descriptor: descriptor, closes: closing, onReadable: onReadable, onEnd: onEnd)
     if epoll >= 0 {
       let token = watched.withLock { watched in
         defer { watched.next += 1 }
@@ -82,7 +87,7 @@ package final class DescriptorWatch: Sendable {
   }
 
   private static func finish(_ entry: Watched) {
-    Glibc.close(entry.descriptor)
+    if entry.closes { Glibc.close(entry.descriptor) }
     entry.onEnd()
   }
 }
