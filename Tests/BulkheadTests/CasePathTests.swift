@@ -123,6 +123,17 @@ private enum WithExistential: Sendable {
     #expect(weakReference == nil)
   }
 
+  @Test func theIdentityIsThePathFromAnActionToItself() {
+    // `{ $0 }` embeds in no case: every value is on the path, as it is in a `Scope` that
+    // passes its parent's actions on whole.
+    let identity = CasePath<Child, Child> { $0 }
+    #expect(identity.extract(from: .a) == .a)
+    #expect(identity.extract(from: .b) == .b)
+    #expect(identity.embed(.b) == .b)
+    // An enum with a case that carries the enum itself keeps reading that case.
+    #expect(CasePath(Action.nested).extract(from: .plain) == nil)
+  }
+
   @Test func namesCases() {
     #expect(CasePath<Action, Child>.caseName(of: .first(.a)) == "first")
     #expect(CasePath<Action, Void>.caseName(of: .plain) == "plain")
