@@ -30,7 +30,8 @@ public struct CasePath<Root, Value>: Sendable {
     let staticName: String?
   }
 
-  // How to extract: exactly one of `layout` and `function` is set. Plain fields, each a word
+  // How to extract: by `layout` or by `function`, or, with neither, the identity (a path from
+  // a value to itself; `Value` is `Root`). Plain fields, each a word
   // or less and aligned, rather than an enum of the two: the enum's payload had an odd size,
   // which the compiler copied in overlapping words, and every read after such a copy stalled
   // (measured: most of a nested scope's time).
@@ -56,7 +57,7 @@ public struct CasePath<Root, Value>: Sendable {
     if Value.self == Root.self, !layout.cases.contains(where: { $0.payloadType == ObjectIdentifier(Root.self) }) {
       // No case of `Root` carries a `Root`, so `embed` is no case: it is the identity
       // (`{ $0 }`), the path from an action to itself, whose every value is on the path.
-      self.init(embed: embed, extract: { $0 as? Value }, naming: nil)
+      self.init(embedding: embed, layout: nil, tag: EnumLayout.unsettledTag, function: nil)
       return
     }
     // When several cases carry a `Value`, settle which one is ours now, once, rather than by
@@ -108,7 +109,9 @@ public struct CasePath<Root, Value>: Sendable {
   @inline(__always)
   public func extract(from root: Root) -> Value? {
     if let layout { return layout.payload(of: root, expectedTag: tag, embed: embedding) }
-    return function?.extract(root) ?? nil
+    if let function { return function.extract(root) }
+    // The identity, made only when `Value` is `Root` (see `init(_:)`): the same type.
+    return unsafeBitCast(root, to: Value.self)
   }
 
   /// Replaces the payload of `root` in place when it has this path's case.

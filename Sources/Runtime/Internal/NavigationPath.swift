@@ -4,7 +4,11 @@
 /// Cancel identifiers are scoped by it: an effect registered at a path can be cancelled from
 /// that path or from any prefix of it.
 package struct NavigationPath: Hashable, Sendable {
-  private var steps: [Step] = []
+  /// The steps before the last one, and the last one, which is nil only in the empty path: a
+  /// path one step deep, as each element of a `forEach` at the root gets on every action it
+  /// receives, is made without allocating an array.
+  private var leading: [Step] = []
+  private var last: Step?
 
   /// One element of the path, as it was given. A `forEach` element is kept as its two parts
   /// and erased to `AnyHashableSendable` only when the path is compared, hashed or listed: a
@@ -37,6 +41,9 @@ package struct NavigationPath: Hashable, Sendable {
     }
   }
 
+  /// The steps from the root down.
+  private var steps: [Step] { last.map { leading + [$0] } ?? [] }
+
   /// The elements from the root down, each as one identity.
   package var elements: [AnyHashableSendable] { steps.map(\.erased) }
 
@@ -44,16 +51,19 @@ package struct NavigationPath: Hashable, Sendable {
   @TaskLocal package static var current = NavigationPath()
 
   package func appending(_ element: some Hashable & Sendable) -> NavigationPath {
-    var path = self
-    path.steps.append(.erased(AnyHashableSendable(element)))
-    return path
+    appendingStep(.erased(AnyHashableSendable(element)))
   }
 
   /// The path one `forEach` element down: the element `id` of the collection that `holder`
   /// names.
   func appendingElement(_ id: some Hashable & Sendable, of holder: AnyHashableSendable) -> NavigationPath {
+    appendingStep(.element(holder: holder, id: id))
+  }
+
+  private func appendingStep(_ step: Step) -> NavigationPath {
     var path = self
-    path.steps.append(.element(holder: holder, id: id))
+    if let last { path.leading.append(last) }
+    path.last = step
     return path
   }
 
@@ -62,7 +72,7 @@ package struct NavigationPath: Hashable, Sendable {
   }
 
   package static func == (lhs: NavigationPath, rhs: NavigationPath) -> Bool {
-    lhs.steps == rhs.steps
+    lhs.last == rhs.last && lhs.leading == rhs.leading
   }
 
   package func hash(into hasher: inout Hasher) {

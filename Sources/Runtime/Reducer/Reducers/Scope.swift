@@ -70,13 +70,29 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   @inline(__always)
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
+    // The common case first, binding only a plain offset: binding a payload that holds a
+    // reference costs a copy of it, and its release, on every action.
+    guard case let .field(.offset(offset)) = toChildState else {
+      return reduceElsewhere(into: &state, action: action, childAction: childAction)
+    }
+    let effect = FieldPath<ParentState, Child.State>.offset(offset).modify(&state) {
+      child.reduce(atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
+    }
+    // Checked here, before the embed function is copied (a retain) to be passed to `map`.
+    return effect.isNone ? .none : effect.mapping(toChildAction.embedder)
+  }
+
+  /// A child state reached through a key path or an enum case.
+  @inline(never)
+  func reduceElsewhere(
+    into state: inout ParentState, action: ParentAction, childAction: Child.Action
+  ) -> Effect<ParentAction> {
     switch toChildState {
     case let .field(field):
       let effect = field.modify(&state) {
         child.reduce(atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
       }
-      // Checked here, before the embed function is copied (a retain) to be passed to `map`.
-      return effect.isNone ? .none : effect.mapping(toChildAction.embedder)
+      return effect.map(toChildAction.embedder)
     case let .casePath(casePath):
       return reduce(into: &state, at: casePath, action: action, childAction: childAction)
     }
