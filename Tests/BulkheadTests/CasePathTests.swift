@@ -21,6 +21,9 @@ private enum Action: Equatable, Sendable {
 
 private struct Empty: Equatable, Sendable {}
 
+private enum OnlyChild: Equatable, Sendable { case child(Child) }
+private enum OnlyReference: Sendable { case value(Reference) }
+
 private enum EmptyPayloads: Equatable, Sendable {
   case none
   case empty(Empty)
@@ -118,6 +121,19 @@ private enum WithExistential: Sendable {
       let reference = Reference()
       weakReference = reference
       let path = CasePath(Generic<Reference>.value)
+      for _ in 0..<1000 { #expect(path.extract(from: .value(reference)) === reference) }
+    }
+    #expect(weakReference == nil)
+  }
+
+  @Test func readsAnEnumOfOneCaseAsItsPayload() {
+    // Each level of a nested composition: an action that only wraps its child's.
+    #expect(CasePath(OnlyChild.child).extract(from: .child(.b)) == .b)
+    weak var weakReference: Reference?
+    do {
+      let reference = Reference()
+      weakReference = reference
+      let path = CasePath(OnlyReference.value)
       for _ in 0..<1000 { #expect(path.extract(from: .value(reference)) === reference) }
     }
     #expect(weakReference == nil)

@@ -41,6 +41,10 @@ public struct CasePath<Root, Value>: Sendable {
   /// The case's tag, when it was settled up front; otherwise `EnumLayout.unsettledTag`, and
   /// each extraction settles it.
   let tag: UInt32
+  /// True when `Root` has this one case, stored inline, whose payload is exactly `Value`: the
+  /// enum is laid out as its payload, and every value is on the path (a feature's action
+  /// that only wraps its child's, at every level of a nested composition).
+  let isWholeValue: Bool
   /// For any other path: the extraction as a function, boxed so that the common case path
   /// stays small to copy.
   let function: Function?
@@ -65,7 +69,9 @@ public struct CasePath<Root, Value>: Sendable {
     let tag =
       layout.hasSharedPayloadTypes
       ? layout.tag(embeddedBy: embed) ?? EnumLayout.unsettledTag : EnumLayout.unsettledTag
-    self.init(embedding: embed, layout: layout, tag: tag, function: nil)
+    self.init(
+      embedding: embed, layout: layout, tag: tag, function: nil,
+      isWholeValue: layout.isTransparent && layout.cases[0].payloadType == ObjectIdentifier(Value.self))
   }
 
   /// A case path built from its two directions, for paths that are not a single enum case.
@@ -90,12 +96,13 @@ public struct CasePath<Root, Value>: Sendable {
 
   private init(
     embedding: @escaping @Sendable (Value) -> Root, layout: EnumLayout?, tag: UInt32,
-    function: Function?
+    function: Function?, isWholeValue: Bool = false
   ) {
     self.embedding = embedding
     self.layout = layout
     self.tag = tag
     self.function = function
+    self.isWholeValue = isWholeValue
   }
 
   /// Wraps `value` in the case.
@@ -108,6 +115,10 @@ public struct CasePath<Root, Value>: Sendable {
   /// The payload of `root` if it has this path's case, otherwise nil.
   @inline(__always)
   public func extract(from root: Root) -> Value? {
+    if isWholeValue {
+      // Checked when the path was made: the enum's bytes are exactly a `Value`'s.
+      return withUnsafePointer(to: root) { UnsafeRawPointer($0).load(as: Value.self) }
+    }
     if let layout { return layout.payload(of: root, expectedTag: tag, embed: embedding) }
     if let function { return function.extract(root) }
     // The identity, made only when `Value` is `Root` (see `init(_:)`): the same type.

@@ -46,6 +46,8 @@ struct EnumLayout: @unchecked Sendable {
   /// True when two cases have the same payload type, so a payload's type alone does not tell
   /// which case embedded it.
   var hasSharedPayloadTypes: Bool { table.pointee.hasSharedPayloadTypes }
+  /// One case with a payload stored inline and nothing else: laid out exactly as its payload.
+  var isTransparent: Bool { table.pointee.isTransparent }
 
   /// The layout of `Root`, or nil when `Root` is not an enum.
   @inline(__always)
