@@ -10,8 +10,9 @@
 /// ```
 public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer {
   // The compiler copies and destroys a value of more than about 96 bytes through its type
-  // metadata, at many times the cost of the reducer itself; a body is copied and destroyed on
-  // every action. So a `Scope` stays small: a field path, a case path and a location.
+  // metadata, at many times the cost of the reducer itself; a body built for each action (one
+  // that is not kept) is copied and destroyed on every action, and a kept one is loaded by each
+  // level that runs it. So a `Scope` stays small: a field path, a case path and a location.
   enum StatePath {
     case field(FieldPath<ParentState, Child.State>)
     case casePath(CasePath<ParentState, Child.State>)
