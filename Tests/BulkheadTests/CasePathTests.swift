@@ -21,6 +21,9 @@ private enum Action: Equatable, Sendable {
 
 private struct Empty: Equatable, Sendable {}
 
+private enum OnlyChild: Equatable, Sendable { case child(Child) }
+private enum OnlyReference: Sendable { case value(Reference) }
+
 private enum EmptyPayloads: Equatable, Sendable {
   case none
   case empty(Empty)
@@ -121,6 +124,30 @@ private enum WithExistential: Sendable {
       for _ in 0..<1000 { #expect(path.extract(from: .value(reference)) === reference) }
     }
     #expect(weakReference == nil)
+  }
+
+  @Test func readsAnEnumOfOneCaseAsItsPayload() {
+    // Each level of a nested composition: an action that only wraps its child's.
+    #expect(CasePath(OnlyChild.child).extract(from: .child(.b)) == .b)
+    weak var weakReference: Reference?
+    do {
+      let reference = Reference()
+      weakReference = reference
+      let path = CasePath(OnlyReference.value)
+      for _ in 0..<1000 { #expect(path.extract(from: .value(reference)) === reference) }
+    }
+    #expect(weakReference == nil)
+  }
+
+  @Test func theIdentityIsThePathFromAnActionToItself() {
+    // `{ $0 }` embeds in no case: every value is on the path, as it is in a `Scope` that
+    // passes its parent's actions on whole.
+    let identity = CasePath<Child, Child> { $0 }
+    #expect(identity.extract(from: .a) == .a)
+    #expect(identity.extract(from: .b) == .b)
+    #expect(identity.embed(.b) == .b)
+    // An enum with a case that carries the enum itself keeps reading that case.
+    #expect(CasePath(Action.nested).extract(from: .plain) == nil)
   }
 
   @Test func namesCases() {

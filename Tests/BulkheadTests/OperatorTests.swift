@@ -60,6 +60,33 @@ private enum ScreenAction: Equatable, Sendable {
 
 @MainActor
 @Suite struct OperatorTests {
+  struct Rows: Reducer {
+    struct Row: Equatable, Identifiable { let id: Int; var tally = Tally.State() }
+    struct State: Equatable { var rows: IdentifiedArrayOf<Row> }
+    enum Action: Sendable { case rows(IdentifiedAction<Int, Tally.Action>) }
+    struct Tally: Reducer {
+      struct State: Equatable { var count = 0 }
+      enum Action: Sendable { case add }
+      func reduce(into state: inout State, action: Action) -> Effect<Action> {
+        state.count += 1
+        return .none
+      }
+    }
+    var body: some Reducer<State, Action> {
+      EmptyReducer()
+        .forEach(\.rows, action: Action.rows) {
+          Scope(state: \Row.tally, action: { $0 }) { Tally() }
+        }
+    }
+  }
+
+  @Test func aScopeThatPassesActionsOnWholeRunsItsChildInEachElement() {
+    let store = Store(initialState: Rows.State(rows: [Rows.Row(id: 1), Rows.Row(id: 2)])) { Rows() }
+    store.send(.rows(.element(id: 2, action: .add)))
+    store.send(.rows(.element(id: 2, action: .add)))
+    #expect(store.state.rows.map(\.tally.count) == [0, 2])
+  }
+
   @Test func ifLetRunsTheChildBeforeTheParentAndLetsTheParentDismissIt() {
     let store = Store(initialState: Host.State(child: Recorder.State())) { Host() }
     store.send(.child(.ping))

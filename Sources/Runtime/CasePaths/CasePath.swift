@@ -13,14 +13,6 @@
 /// Operators take the embed function directly (`Scope(state: \.counter1, action:
 /// Action.counter1)`), so a case path rarely needs to be spelled out.
 public struct CasePath<Root, Value>: Sendable {
-  enum Extraction: Sendable {
-    /// One enum case: read through the enum's layout, with no closure to allocate. The case's
-    /// tag, when it was settled up front; otherwise each extraction settles it.
-    case enumCase(EnumLayout, tag: UInt32?)
-    /// Anything else, as a function. Boxed, so that the common case path stays small to copy.
-    case function(Function)
-  }
-
   /// An extraction that is not one enum case, and how it names itself.
   final class Function: Sendable {
     let extract: @Sendable (Root) -> Value?
@@ -38,8 +30,24 @@ public struct CasePath<Root, Value>: Sendable {
     let staticName: String?
   }
 
+  // How to extract: by `layout` or by `function`, or, with neither, the identity (a path from
+  // a value to itself; `Value` is `Root`). Plain fields, each a word
+  // or less and aligned, rather than an enum of the two: the enum's payload had an odd size,
+  // which the compiler copied in overlapping words, and every read after such a copy stalled
+  // (measured: most of a nested scope's time).
   let embedding: @Sendable (Value) -> Root
-  let extraction: Extraction
+  /// For a path to one enum case: the enum's layout, read with no closure to call.
+  let layout: EnumLayout?
+  /// The case's tag, when it was settled up front; otherwise `EnumLayout.unsettledTag`, and
+  /// each extraction settles it.
+  let tag: UInt32
+  /// True when `Root` has this one case, stored inline, whose payload is exactly `Value`: the
+  /// enum is laid out as its payload, and every value is on the path (a feature's action
+  /// that only wraps its child's, at every level of a nested composition).
+  let isWholeValue: Bool
+  /// For any other path: the extraction as a function, boxed so that the common case path
+  /// stays small to copy.
+  let function: Function?
 
   /// A case path to the case that `embed` builds: the case itself, or a closure that puts its
   /// argument unchanged into that case.
@@ -50,11 +58,20 @@ public struct CasePath<Root, Value>: Sendable {
   @inline(__always)
   public init(_ embed: @escaping @Sendable (Value) -> Root) {
     let layout = EnumLayout.requiring(Root.self)
-    embedding = embed
+    if Value.self == Root.self, !layout.cases.contains(where: { $0.payloadType == ObjectIdentifier(Root.self) }) {
+      // No case of `Root` carries a `Root`, so `embed` is no case: it is the identity
+      // (`{ $0 }`), the path from an action to itself, whose every value is on the path.
+      self.init(embedding: embed, layout: nil, tag: EnumLayout.unsettledTag, function: nil)
+      return
+    }
     // When several cases carry a `Value`, settle which one is ours now, once, rather than by
     // re-embedding the payload on every extraction; most enums never need it.
-    extraction = .enumCase(
-      layout, tag: layout.hasSharedPayloadTypes ? layout.tag(embeddedBy: embed) : nil)
+    let tag =
+      layout.hasSharedPayloadTypes
+      ? layout.tag(embeddedBy: embed) ?? EnumLayout.unsettledTag : EnumLayout.unsettledTag
+    self.init(
+      embedding: embed, layout: layout, tag: tag, function: nil,
+      isWholeValue: layout.isTransparent && layout.cases[0].payloadType == ObjectIdentifier(Value.self))
   }
 
   /// A case path built from its two directions, for paths that are not a single enum case.
@@ -72,8 +89,20 @@ public struct CasePath<Root, Value>: Sendable {
     embed: @escaping @Sendable (Value) -> Root, extract: @escaping @Sendable (Root) -> Value?,
     naming: Naming?
   ) {
-    embedding = embed
-    extraction = .function(Function(extract: extract, naming: naming))
+    self.init(
+      embedding: embed, layout: nil, tag: EnumLayout.unsettledTag,
+      function: Function(extract: extract, naming: naming))
+  }
+
+  private init(
+    embedding: @escaping @Sendable (Value) -> Root, layout: EnumLayout?, tag: UInt32,
+    function: Function?, isWholeValue: Bool = false
+  ) {
+    self.embedding = embedding
+    self.layout = layout
+    self.tag = tag
+    self.function = function
+    self.isWholeValue = isWholeValue
   }
 
   /// Wraps `value` in the case.
@@ -86,12 +115,14 @@ public struct CasePath<Root, Value>: Sendable {
   /// The payload of `root` if it has this path's case, otherwise nil.
   @inline(__always)
   public func extract(from root: Root) -> Value? {
-    switch extraction {
-    case let .function(function):
-      return function.extract(root)
-    case let .enumCase(layout, tag):
-      return layout.payload(of: root, expectedTag: tag, embed: embedding)
+    if isWholeValue {
+      // Checked when the path was made: the enum's bytes are exactly a `Value`'s.
+      return withUnsafePointer(to: root) { UnsafeRawPointer($0).load(as: Value.self) }
     }
+    if let layout { return layout.payload(of: root, expectedTag: tag, embed: embedding) }
+    if let function { return function.extract(root) }
+    // The identity, made only when `Value` is `Root` (see `init(_:)`): the same type.
+    return unsafeBitCast(root, to: Value.self)
   }
 
   /// Replaces the payload of `root` in place when it has this path's case.
@@ -128,25 +159,19 @@ public struct CasePath<Root, Value>: Sendable {
   /// The name of the case `root` has, as written in its enum, when `root` is on this path:
   /// `"counter1"` for `.counter1(.incrementButtonTapped)`, dotted for a path of several cases.
   func name(in root: Root) -> String? {
-    switch extraction {
-    case let .enumCase(layout, _): layout.cases[Int(layout.tag(of: root))].name
-    case let .function(function): function.naming?.name(root)
-    }
+    if let layout { return layout.cases[Int(layout.tag(of: root))].name }
+    return function?.naming?.name(root) ?? nil
   }
 
   /// The name of this path's case, found without a value: from the case's payload type when
   /// no other case has it, otherwise by embedding a sample payload.
   var staticName: String? {
-    switch extraction {
-    case let .function(function):
-      return function.naming?.staticName
-    case let .enumCase(layout, tag):
-      if let tag { return layout.cases[Int(tag)].name }
-      let candidates = layout.cases.filter { $0.payloadType == ObjectIdentifier(Value.self) }
-      if candidates.count == 1 { return candidates[0].name }
-      guard let sample = EnumLayout.of(Value.self)?.sample(Value.self) else { return nil }
-      return layout.cases[Int(layout.tag(of: embedding(sample)))].name
-    }
+    guard let layout else { return function?.naming?.staticName ?? nil }
+    if tag != EnumLayout.unsettledTag { return layout.cases[Int(tag)].name }
+    let candidates = layout.cases.filter { $0.payloadType == ObjectIdentifier(Value.self) }
+    if candidates.count == 1 { return candidates[0].name }
+    guard let sample = EnumLayout.of(Value.self)?.sample(Value.self) else { return nil }
+    return layout.cases[Int(layout.tag(of: embedding(sample)))].name
   }
 
   /// A path one case deeper, named by the inner case itself.

@@ -46,6 +46,8 @@ struct EnumLayout: @unchecked Sendable {
   /// True when two cases have the same payload type, so a payload's type alone does not tell
   /// which case embedded it.
   var hasSharedPayloadTypes: Bool { table.pointee.hasSharedPayloadTypes }
+  /// One case with a payload stored inline and nothing else: laid out exactly as its payload.
+  var isTransparent: Bool { table.pointee.isTransparent }
 
   /// The layout of `Root`, or nil when `Root` is not an enum.
   @inline(__always)
@@ -64,22 +66,26 @@ struct EnumLayout: @unchecked Sendable {
     }
   }
 
-  /// The payload of `value` when its case is `expectedTag` (any case when nil) and that
-  /// case's payload type is exactly `Value`; nil otherwise.
+  /// A case path's expected tag when it has not settled which case is its own.
+  static let unsettledTag = UInt32.max
+
+  /// The payload of `value` when its case is `expectedTag` (any case when `unsettledTag`) and
+  /// that case's payload type is exactly `Value`; nil otherwise.
   ///
   /// A payload type that several cases share says nothing about which case `value` has, so
   /// without an expected tag `embed` settles it: the case is ours when re-embedding the
   /// payload lands on the same tag.
   @inline(__always)
   func payload<Root, Value>(
-    of value: Root, expectedTag: UInt32?, embed: (Value) -> Root
+    of value: Root, expectedTag: UInt32, embed: (Value) -> Root
   ) -> Value? {
     let tag = tag(of: value)
-    if let expectedTag, tag != expectedTag { return nil }
+    let isSettled = expectedTag != EnumLayout.unsettledTag
+    if isSettled, tag != expectedTag { return nil }
     let found = cases[Int(tag)]
     guard found.payloadType == ObjectIdentifier(Value.self) else { return nil }
     let payload = payload(of: value, tag: tag, as: Value.self)
-    guard expectedTag == nil, !found.hasUniquePayloadType else { return payload }
+    guard !isSettled, !found.hasUniquePayloadType else { return payload }
     return self.tag(of: embed(payload)) == tag ? payload : nil
   }
 

@@ -111,6 +111,8 @@ final class ChangeSignal: Sendable {
   func fire() {
     let continuations = waiters.withLock { waiters in
       waiters.generation += 1
+      // Most often no one waits: nothing to take, and no array to swap (once per `send`).
+      guard !waiters.continuations.isEmpty else { return [CheckedContinuation<Void, Never>]() }
       defer { waiters.continuations = [] }
       return waiters.continuations
     }

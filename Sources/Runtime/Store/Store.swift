@@ -18,9 +18,15 @@ public final class Store<State, Action: Sendable> {
   /// The dependencies the reducer runs with, and the effects it creates capture. A test
   /// store changes them between steps.
   @_spi(Testing) public var dependencies: DependencyValues
-  private var buffer: [Action] = []
-  private var isSending = false
-  private var observers: [(State) -> Void] = []
+  // Not checked for exclusive access at run time, which cost a thread-local lookup per access
+  // and a dozen accesses per `send` (measured: a fifth of its time). Safe: the store is on the
+  // main actor, and every access to these three is a read, an append or an assignment that
+  // ends before any call that could reenter the store (an observer, a reducer, an effect), so
+  // no two accesses can overlap. `state` stays checked: the reducer changes it in place, and
+  // reading it from inside the reducer is the mistake those checks catch.
+  @exclusivity(unchecked) private var buffer: [Action] = []
+  @exclusivity(unchecked) private var isSending = false
+  @exclusivity(unchecked) private var observers: [(State) -> Void] = []
   let effects: EffectRegistry
 
   /// A store for `reducer` starting from `initialState`, with dependencies changed by
@@ -118,10 +124,16 @@ public final class Store<State, Action: Sendable> {
   /// when the first one starts.
   private func process(_ action: Action, in group: EffectGroup?) -> EffectGroup? {
     var group = group
-    buffer.append(action)
+    // The buffer is empty here: a pass ends only once it is. The action runs straight from
+    // here, then those queued behind it from the buffer.
+    var first: Action? = action
     repeat {
       isSending = true
       DependencyValues.$current.withValue(dependencies) {
+        if let action = first {
+          first = nil
+          start(reducer(&state, action), keys: [], group: &group)
+        }
         // A loop, not recursion: a long chain of synchronous actions cannot overflow the stack.
         var index = 0
         while index < buffer.count {
@@ -130,7 +142,7 @@ public final class Store<State, Action: Sendable> {
           start(effect, keys: [], group: &group)
         }
       }
-      buffer.removeAll(keepingCapacity: true)
+      if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
       // Still sending: an observer's `send` is queued (and reported), not run inside this one.
       for observer in observers { observer(state) }
       isSending = false

@@ -19,6 +19,7 @@ extension Reducer {
   where ElementState == Element.State, ElementAction == Element.Action {
     _ForEachReducer(
       parent: self, element: element(), toElementsState: toElementsState,
+      elements: FieldPath(toElementsState), holder: AnyHashableSendable(keyPath: toElementsState),
       toElementAction: CasePath(toElementAction),
       location: SourceLocation(fileID: fileID, line: line))
   }
@@ -29,6 +30,12 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
   let parent: Parent
   let element: Element
   let toElementsState: WritableKeyPath<Parent.State, IdentifiedArray<ID, Element.State>>
+  /// `toElementsState` as the reducer reaches the elements on every action: by offset when it
+  /// can, with no key path to apply.
+  let elements: FieldPath<Parent.State, IdentifiedArray<ID, Element.State>>
+  /// `toElementsState` as an identity, erased once: what names this `forEach` in its elements'
+  /// navigation paths.
+  let holder: AnyHashableSendable
   let toElementAction: CasePath<Parent.Action, IdentifiedAction<ID, Element.Action>>
   let location: SourceLocation
 
@@ -36,13 +43,14 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     let elementEffects = reduceElement(into: &state, action: action)
-    let idsBefore = state[keyPath: toElementsState].ids
+    let idsBefore = elements.modify(&state) { $0.ids }
     let parentEffects = parent.reduce(into: &state, action: action)
-    let elements = state[keyPath: toElementsState]
+    let idsAfter = elements.modify(&state) { $0.ids }
     // Unchanged ids compare by identity, so an action that adds or removes nothing costs no
     // walk over the collection.
-    guard idsBefore != elements.ids else { return elementEffects.merge(with: parentEffects) }
-    let removed = idsBefore.filter { elements[id: $0] == nil }
+    guard idsBefore != idsAfter else { return elementEffects.merge(with: parentEffects) }
+    let remaining = state[keyPath: toElementsState]
+    let removed = idsBefore.filter { remaining[id: $0] == nil }
     guard !removed.isEmpty else { return elementEffects.merge(with: parentEffects) }
     for id in removed {
       BoundaryContext.childRemoved(atBoundary: toElementAction.staticName, element: id)
@@ -52,8 +60,7 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
   }
 
   private func path(forElement id: ID) -> NavigationPath {
-    NavigationPath.current.appending(
-      ElementIdentity(holder: AnyHashableSendable(keyPath: toElementsState), id: id))
+    NavigationPath.current.appendingElement(id, of: holder)
   }
 
   private func reduceElement(
@@ -65,10 +72,12 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     let path = path(forElement: id)
     var effects = Effect<Element.Action>.none
     let found = NavigationPath.$current.withValue(path) {
-      state[keyPath: toElementsState].modify(id: id) {
-        effects = element.reduce(
-          atBoundary: toElementAction.name(in: action), element: id, into: &$0,
-          action: elementAction)
+      elements.modify(&state) { elements in
+        elements.modify(id: id) {
+          effects = element.reduce(
+            atBoundary: toElementAction.name(in: action), element: id, into: &$0,
+            action: elementAction)
+        }
       }
     }
     guard found else {
@@ -92,13 +101,9 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
         ], at: location)
       return .none
     }
+    // Checked here, before the embedding closure is made (an allocation) to be passed to `map`.
+    guard !effects.isNone else { return .none }
     return effects.map { [toElementAction] in toElementAction.embed(.element(id: id, action: $0)) }
       .cancellable(childAt: path)
   }
-}
-
-/// The identity of one element of one `forEach`, for cancellation.
-private struct ElementIdentity<ID: Hashable & Sendable>: Hashable, Sendable {
-  let holder: AnyHashableSendable
-  let id: ID
 }

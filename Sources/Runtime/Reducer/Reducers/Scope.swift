@@ -10,8 +10,9 @@
 /// ```
 public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reducer {
   // The compiler copies and destroys a value of more than about 96 bytes through its type
-  // metadata, at many times the cost of the reducer itself; a body is copied and destroyed on
-  // every action. So a `Scope` stays small: a field path, a case path and a location.
+  // metadata, at many times the cost of the reducer itself; a body built for each action (one
+  // that is not kept) is copied and destroyed on every action, and a kept one is loaded by each
+  // level that runs it. So a `Scope` stays small: a field path, a case path and a location.
   enum StatePath {
     case field(FieldPath<ParentState, Child.State>)
     case casePath(CasePath<ParentState, Child.State>)
@@ -70,13 +71,29 @@ public struct Scope<ParentState, ParentAction: Sendable, Child: Reducer>: Reduce
   @inline(__always)
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
     guard let childAction = toChildAction.extract(from: action) else { return .none }
+    // The common case first, binding only a plain offset: binding a payload that holds a
+    // reference costs a copy of it, and its release, on every action.
+    guard case let .field(.offset(offset)) = toChildState else {
+      return reduceElsewhere(into: &state, action: action, childAction: childAction)
+    }
+    let effect = FieldPath<ParentState, Child.State>.offset(offset).modify(&state) {
+      child.reduce(atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
+    }
+    // Checked here, before the embed function is copied (a retain) to be passed to `map`.
+    return effect.isNone ? .none : effect.mapping(toChildAction.embedder)
+  }
+
+  /// A child state reached through a key path or an enum case.
+  @inline(never)
+  func reduceElsewhere(
+    into state: inout ParentState, action: ParentAction, childAction: Child.Action
+  ) -> Effect<ParentAction> {
     switch toChildState {
     case let .field(field):
       let effect = field.modify(&state) {
         child.reduce(atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)
       }
-      // Checked here, before the embed function is copied (a retain) to be passed to `map`.
-      return effect.isNone ? .none : effect.mapping(toChildAction.embedder)
+      return effect.map(toChildAction.embedder)
     case let .casePath(casePath):
       return reduce(into: &state, at: casePath, action: action, childAction: childAction)
     }
