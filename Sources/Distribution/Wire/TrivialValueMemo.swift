@@ -50,7 +50,10 @@ final class TrivialValueMemo<Value>: Sendable {
     return value
   }
 
-  /// What `table` holds for `key`, made by `make` and remembered if it holds nothing.
+  /// What `table` holds for `key`, made by `make` and remembered if it holds nothing. Inlined,
+  /// so that each caller's table has its concrete type: left generic, each call looked up the
+  /// table's type metadata, which cost more than the lookup itself.
+  @inline(__always)
   private func remembered<Remembered: Sendable>(
     _ key: [UInt8], in table: borrowing Mutex<[[UInt8]: Remembered]>, make: () throws -> Remembered
   ) rethrows -> Remembered {
@@ -60,6 +63,7 @@ final class TrivialValueMemo<Value>: Sendable {
     return made
   }
 
+  @inline(__always)
   private func remember<Remembered: Sendable>(
     _ key: [UInt8], for value: Remembered, in table: borrowing Mutex<[[UInt8]: Remembered]>
   ) {
