@@ -19,7 +19,8 @@ extension [UInt8] {
         digits[first] = UInt8(ascii: "0") + UInt8(rest % 10)
         rest /= 10
       }
-      append(contentsOf: digits[first...])
+      // As a buffer, not a slice of one: appending a slice went through the generic path.
+      append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
     }
   }
 
