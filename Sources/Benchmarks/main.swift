@@ -4,11 +4,13 @@
 //   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //   swift run -c release bulkhead-benchmark presenting
+//   swift run -c release bulkhead-benchmark instrumentation
 //
 // With `core`, `startup`, `scaling`, `limits`, `transport`, `patches`, `boundaries`, `nested` or
 // `async-dependencies`, only those figures (`boundaries` includes the async dependencies);
 // `remote-action` measures that row alone, as long as asked, for profiling; `presenting`
-// (not in the whole run) re-presents Notes' sheet with the destination or its editor placed.
+// (not in the whole run) re-presents Notes' sheet with the destination or its editor placed;
+// `instrumentation` measures only what the timings and the trace add to a remote action.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`) and as hosts of a pool whose cost it measures (`--pool-host`), and
@@ -53,6 +55,12 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.oneCore.apply()
   nested += try nestedBenchmarks(label: "one core:")
   printTable("Nested placement (the Account example)", nested)
+} else if CommandLine.arguments.dropFirst().first == "instrumentation" {
+  CPULayout.twoCores.apply()
+  var rows = try instrumentationBenchmarks(label: "two cores:", command: childWorker())
+  CPULayout.oneCore.apply()
+  rows += try instrumentationBenchmarks(label: "one core:", command: childWorker())
+  printTable("What the timings and the trace add to a remote action (the Payload example)", rows)
 } else if CommandLine.arguments.dropFirst().first == "presenting" {
   printTable("Presenting a sheet right after the last was dismissed (Notes)", try presentationBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "boundaries" {

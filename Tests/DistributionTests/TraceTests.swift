@@ -80,6 +80,32 @@ import Testing
     #expect((document?["traceEvents"] as? [Any])?.count == 2)
   }
 
+  @Test func everyRecordIsWrittenInOrderAcrossManyBatches() throws {
+    let path = temporaryTracePath("batches")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let trace = try TraceWriter(path: path, host: "many")
+    let count: Int32 = 2_000
+    for pid in 1...count { trace.eventOccurred(.workerStarted(boundary: "b\(pid)", pid: pid), at: .now) }
+    try trace.finish()
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+    let events = try #require(document?["traceEvents"] as? [[String: Any]])
+    let started = events.filter { $0["ph"] as? String == "i" }.compactMap { $0["pid"] as? Int }
+    #expect(started == Array(1...Int(count)))
+    #expect(events.filter { $0["name"] as? String == "process_name" }.count == Int(count) + 1)
+  }
+
+  @Test func aTraceDroppedUnfinishedIsStillWhole() throws {
+    let path = temporaryTracePath("dropped")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    do {
+      let trace = try TraceWriter(path: path, host: "dropped")
+      trace.eventOccurred(.workerStarted(boundary: "store", pid: 4242), at: .now)
+    }
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+    let events = try #require(document?["traceEvents"] as? [[String: Any]])
+    #expect(events.contains { $0["ph"] as? String == "i" && $0["pid"] as? Int == 4242 })
+  }
+
   @Test func anInnerWorkersEventGoesOnItsOwnProcessNamedWithItsDepthAndParent() throws {
     let path = temporaryTracePath("nested")
     defer { try? FileManager.default.removeItem(atPath: path) }

@@ -68,6 +68,26 @@ import Transport
     }
   }
 
+  @Test func namesAreRememberedAndSayWhatTheDescriptionSays() throws {
+    let memo = try #require(TrivialValueMemo<Move>())
+    var described = 0
+    let describe = { (move: Move) -> String in
+      described += 1
+      return String(describing: move)
+    }
+    for _ in 0..<3 {
+      #expect(memo.name(of: .turn(left: true), by: describe) == "turn(left: true)")
+      #expect(memo.name(of: .step(2), by: describe) == "step(2)")
+    }
+    #expect(described == 2)
+    // Through a boundary's coding, as an instrument sees them: cut short, and for a type with
+    // references, described anew.
+    let labelled = try #require(ValueCoding(Labelled.self))
+    let long = labelled.name(Labelled(label: String(repeating: "x", count: 200)))
+    #expect(long.count == 80 && long.hasSuffix("…"))
+    #expect(try #require(ValueCoding(Move.self)).name(.stop) == "stop")
+  }
+
   @Test func typesWithReferencesAreNotRemembered() {
     #expect(TrivialValueMemo<Labelled>() == nil)
     #expect(TrivialValueMemo<[Int]>() == nil)

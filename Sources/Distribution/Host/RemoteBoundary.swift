@@ -202,7 +202,7 @@ final class RemoteBoundary: Sendable {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return Effect.none
     }
-    let name = instrument.wantsActionNames ? Self.name(of: action) : nil
+    let name = instrument.wantsActionNames ? actions.name(action) : nil
     return exchange(
       slot: place.slot, index: place.index, lineage: lineage, action: actionBytes, named: name, state: &state,
       states: states, actions: actions)
@@ -247,7 +247,7 @@ final class RemoteBoundary: Sendable {
           switch reply {
           case let .ran(outcome):
             let changed = try outcome.patch.map { try states.apply($0, state) } ?? state
-            let outcomes = outcomes(link: current, index: index, slot: slot)
+            let outcomes = outcomes(link: current, index: index, slot: slot, actions: actions)
             let effect = try Effect(outcome.effect, decode: actions.decode) { run in
               current.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
             }
@@ -316,7 +316,9 @@ final class RemoteBoundary: Sendable {
 
   /// Where the proxies of one slot's effects offer the outcomes their worker computed ahead,
   /// and say when the host processed each action.
-  private func outcomes(link: WorkerLink, index: Int, slot: [UInt8]) -> HostEffects.Outcomes {
+  private func outcomes<Action>(
+    link: WorkerLink, index: Int, slot: [UInt8], actions: ValueCoding<Action>
+  ) -> HostEffects.Outcomes {
     HostEffects.Outcomes(
       offer: { [machine] sequence, action, outcome in
         machine.withLock {
@@ -326,19 +328,19 @@ final class RemoteBoundary: Sendable {
       settle: { [machine] sequence in
         machine.withLock { $0.processed(slot: slot, at: index, link: link, sequence: sequence) }
       },
-      processed: { [instrument, path, machine] arrived, bytes, took, patchBytes, action in
+      processed: { [instrument, path, machine, actions] arrived, bytes, took, patchBytes, action in
         machine.withLock { $0.statistics.recordEffectAction(bytes: bytes) }
         instrument.effectActionProcessed(
           EffectActionTrip(
-            boundary: path, action: instrument.wantsActionNames ? Self.name(of: action()) : nil, worker: index,
+            boundary: path, action: instrument.wantsActionNames ? Self.name(of: action(), by: actions) : nil,
+            worker: index,
             pid: link.pid, arrived: arrived, processed: .now, bytes: bytes, tookOutcome: took, patchBytes: patchBytes))
       })
   }
 
-  /// `action` as an instrument that wants names sees it: its description, cut short.
-  private static func name(of action: Any) -> String {
-    let description = String(describing: action)
-    return description.count > 80 ? description.prefix(79) + "…" : description
+  /// `action`, which is of the child's action type, as an instrument that wants names sees it.
+  private static func name<Action>(of action: Any, by actions: ValueCoding<Action>) -> String {
+    (action as? Action).map(actions.name) ?? String(describing: action)
   }
 
   /// What an action finds at place `index`, once any start there has ended.

@@ -94,18 +94,28 @@ final class TimingsRecorder: BoundaryInstrument {
   }
 
   func remoteActionAnswered(_ trip: RemoteActionTrip) {
-    timings.withLock { $0[trip.boundary]?.record(trip) }
+    update(trip.boundary) { $0.record(trip) }
   }
 
   func effectActionProcessed(_ action: EffectActionTrip) {
-    timings.withLock { $0[action.boundary]?.record(action) }
+    update(action.boundary) { $0.record(action) }
   }
 
   func actionRanInHost(boundary: String, nanoseconds: UInt64, at end: MonotonicInstant) {
-    timings.withLock { $0[boundary]?.recordInHost(nanoseconds, at: end) }
+    update(boundary) { $0.recordInHost(nanoseconds, at: end) }
   }
 
   func eventOccurred(_ event: BoundaryEvent, at _: MonotonicInstant) {
-    timings.withLock { $0[event.boundary]?.record(event) }
+    update(event.boundary) { $0.record(event) }
+  }
+
+  /// Changes `boundary`'s timings in place, through the dictionary's values: changed through
+  /// `timings[boundary]?`, they were copied out and back, and their histograms' buckets with
+  /// them, on every crossing.
+  private func update(_ boundary: String, _ change: (inout BoundaryTimings) -> Void) {
+    timings.withLock { timings in
+      guard let index = timings.index(forKey: boundary) else { return }
+      change(&timings.values[index])
+    }
   }
 }

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// The encodings of a trivial type's values, and the values of those encodings, remembered:
-/// a boundary sends a handful of distinct actions over and over, and each trip through
-/// `Codable` costs microseconds where a lookup costs tens of nanoseconds.
+/// The encodings of a trivial type's values, the values of those encodings, and the values'
+/// names, remembered: a boundary sends a handful of distinct actions over and over, and each
+/// trip through `Codable` or reflection costs microseconds where a lookup costs tens of
+/// nanoseconds.
 ///
 /// Only for types copied bit for bit (no references, `_isPOD`), whose bytes say all there is
 /// of a value: equal bytes are the same value, so a remembered encoding is the one `Codable`
@@ -25,6 +26,8 @@ final class TrivialValueMemo<Value>: Sendable {
   /// than values, so that nothing but bytes crosses threads through the memo.
   private let encodings = Mutex<[[UInt8]: [UInt8]]>([:])
   private let values = Mutex<[[UInt8]: [UInt8]]>([:])
+  /// A value's own bytes to its name, for an instrument that names actions.
+  private let names = Mutex<[[UInt8]: String]>([:])
 
   /// Nil unless `isWorthwhile`.
   init?() {
@@ -32,11 +35,12 @@ final class TrivialValueMemo<Value>: Sendable {
   }
 
   func encode(_ value: Value, by encoder: (Value) throws -> [UInt8]) rethrows -> [UInt8] {
-    let key = withUnsafeBytes(of: value) { Array($0) }
-    if let known = encodings.withLock({ $0[key] }) { return known }
-    let encoded = try encoder(value)
-    remember(key, for: encoded, in: encodings)
-    return encoded
+    try remembered(withUnsafeBytes(of: value) { Array($0) }, in: encodings) { try encoder(value) }
+  }
+
+  /// `value`'s name, made by `describe` the first time.
+  func name(of value: Value, by describe: (Value) -> String) -> String {
+    remembered(withUnsafeBytes(of: value) { Array($0) }, in: names) { describe(value) }
   }
 
   func decode(_ bytes: [UInt8], by decoder: ([UInt8]) throws -> Value) rethrows -> Value {
@@ -46,7 +50,23 @@ final class TrivialValueMemo<Value>: Sendable {
     return value
   }
 
-  private func remember(_ key: [UInt8], for value: [UInt8], in table: borrowing Mutex<[[UInt8]: [UInt8]]>) {
+  /// What `table` holds for `key`, made by `make` and remembered if it holds nothing. Inlined,
+  /// so that each caller's table has its concrete type: left generic, each call looked up the
+  /// table's type metadata, which cost more than the lookup itself.
+  @inline(__always)
+  private func remembered<Remembered: Sendable>(
+    _ key: [UInt8], in table: borrowing Mutex<[[UInt8]: Remembered]>, make: () throws -> Remembered
+  ) rethrows -> Remembered {
+    if let known = table.withLock({ $0[key] }) { return known }
+    let made = try make()
+    remember(key, for: made, in: table)
+    return made
+  }
+
+  @inline(__always)
+  private func remember<Remembered: Sendable>(
+    _ key: [UInt8], for value: Remembered, in table: borrowing Mutex<[[UInt8]: Remembered]>
+  ) {
     table.withLock { table in
       if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
       table[key] = value

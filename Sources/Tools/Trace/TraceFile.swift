@@ -9,7 +9,7 @@ import BulkheadDistribution
 
 /// A file of Chrome trace events (`{"traceEvents":[...]}`) being written: events are buffered
 /// and written in blocks, and `finish()` writes the closing brackets, so that the file is valid
-/// JSON once finished. Not thread-safe: `TraceWriter` holds it under its lock.
+/// JSON once finished. Not thread-safe: only the trace's writer thread (`TraceEvents`) writes it.
 struct TraceFile: ~Copyable {
   /// The trace at `path` could not be written: the system's `errno`.
   struct Failure: Error, Equatable, CustomStringConvertible {
@@ -39,11 +39,11 @@ struct TraceFile: ~Copyable {
 
   var isOpen: Bool { descriptor >= 0 }
 
-  /// Adds one event, `fields` being its JSON object's members without braces.
-  mutating func append(_ fields: String) {
+  /// Adds one event: `members` appends its JSON object's members, without braces.
+  mutating func append(_ members: (inout [UInt8]) -> Void) {
     guard isOpen else { return }
-    buffer.append(contentsOf: (isFirst ? "\n{" : ",\n{").utf8)
-    buffer.append(contentsOf: fields.utf8)
+    buffer.append(isFirst ? "\n{" : ",\n{")
+    members(&buffer)
     buffer.append(UInt8(ascii: "}"))
     isFirst = false
     if buffer.count >= Self.block { flush() }
@@ -78,23 +78,4 @@ struct TraceFile: ~Copyable {
   deinit {
     if descriptor >= 0 { close(descriptor) }
   }
-}
-
-/// `text` as a JSON string literal, quotes included.
-func jsonString(_ text: String) -> String {
-  var escaped = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": escaped += "\\\""
-    case "\\": escaped += "\\\\"
-    case "\n": escaped += "\\n"
-    case "\t": escaped += "\\t"
-    case "\r": escaped += "\\r"
-    case ..<" ":
-      let hex = String(scalar.value, radix: 16)
-      escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-    default: escaped.unicodeScalars.append(scalar)
-    }
-  }
-  return escaped + "\""
 }
