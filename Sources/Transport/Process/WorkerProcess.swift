@@ -237,12 +237,18 @@ package final class WorkerProcess: Sendable {
       repeat { count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } } while count < 0 && errno == EINTR
       for text in lines.append(count > 0 ? Data(buffer[0..<count]) : Data()) {
         life.heard(text)
-        output(OutputLine(worker: name, stream: stream, text: text))
+        let line = OutputLine(worker: name, stream: stream, text: text)
+        // Off the watch, which reads every worker's output: a handler that blocks (a full
+        // pipe it writes to) holds up this worker's lines only, not every other's.
+        life.delivery.async { output(line) }
       }
       return count > 0
     } onEnd: {
-      console?.close()
-      life.outputEnded()
+      // After this worker's lines have reached their handler, as its end of output follows them.
+      life.delivery.async {
+        console?.close()
+        life.outputEnded()
+      }
     }
   }
 
@@ -311,6 +317,9 @@ package final class WorkerProcess: Sendable {
 /// hear it. The end is known when the process has exited (and Foundation has reaped it) and
 /// both output pipes have reached their end.
 private final class ProcessLife: Sendable {
+  /// Where the worker's output lines reach their handler, in order, then the end of it.
+  let delivery = DispatchQueue(label: "bulkhead.worker-output")
+
   private struct State {
     /// The worker's standard input and output, until its input is ended.
     var console: WorkerConsole?
@@ -379,7 +388,13 @@ private final class ProcessLife: Sendable {
     guard state.withLock({ $0.limits?.endsByFailedAllocation == true }), line.hasPrefix(Self.allocationFailure) else {
       return
     }
-    state.withLock { $0.failedToAllocate = true }
+    // The verdict `endedAtMemoryLimit` waits for: told now, not once the output has ended.
+    let waiting = state.withLock { state in
+      state.failedToAllocate = true
+      defer { state.outputWaiters = [] }
+      return state.outputWaiters
+    }
+    for semaphore in waiting { semaphore.signal() }
   }
 
   /// See `WorkerProcess.endedAtMemoryLimit`. Event-driven: the end of the worker's output,
@@ -389,7 +404,8 @@ private final class ProcessLife: Sendable {
     let ended = DispatchSemaphore(value: 0)
     let waiting = state.withLock { state in
       guard state.limits?.limits.memoryBytes != nil else { return false }
-      if state.openOutputs > 0 && state.memoryKills == 0 { state.outputWaiters.append(ended) }
+      let isKnown = state.openOutputs == 0 || state.memoryKills > 0 || state.failedToAllocate
+      if !isKnown { state.outputWaiters.append(ended) }
       return true
     }
     guard waiting else { return false }
