@@ -237,18 +237,12 @@ package final class WorkerProcess: Sendable {
       repeat { count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } } while count < 0 && errno == EINTR
       for text in lines.append(count > 0 ? Data(buffer[0..<count]) : Data()) {
         life.heard(text)
-        let line = OutputLine(worker: name, stream: stream, text: text)
-        // Off the watch, which reads every worker's output: a handler that blocks (a full
-        // pipe it writes to) holds up this worker's lines only, not every other's.
-        life.delivery.async { output(line) }
+        output(OutputLine(worker: name, stream: stream, text: text))
       }
       return count > 0
     } onEnd: {
-      // After this worker's lines have reached their handler, as its end of output follows them.
-      life.delivery.async {
-        console?.close()
-        life.outputEnded()
-      }
+      console?.close()
+      life.outputEnded()
     }
   }
 
@@ -317,9 +311,6 @@ package final class WorkerProcess: Sendable {
 /// hear it. The end is known when the process has exited (and Foundation has reaped it) and
 /// both output pipes have reached their end.
 private final class ProcessLife: Sendable {
-  /// Where the worker's output lines reach their handler, in order, then the end of it.
-  let delivery = DispatchQueue(label: "bulkhead.worker-output")
-
   private struct State {
     /// The worker's standard input and output, until its input is ended.
     var console: WorkerConsole?
