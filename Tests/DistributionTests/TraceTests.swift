@@ -85,12 +85,14 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: path) }
     let trace = try TraceWriter(path: path, host: "many")
     let count: Int32 = 2_000
-    for pid in 1...count { trace.eventOccurred(.workerStarted(boundary: "b\(pid)", pid: pid), at: .now) }
+    // Above this process's own pid, which the trace names as the host's.
+    let pids = (getpid() + 1)...(getpid() + count)
+    for pid in pids { trace.eventOccurred(.workerStarted(boundary: "b\(pid)", pid: pid), at: .now) }
     try trace.finish()
     let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
     let events = try #require(document?["traceEvents"] as? [[String: Any]])
     let started = events.filter { $0["ph"] as? String == "i" }.compactMap { $0["pid"] as? Int }
-    #expect(started == Array(1...Int(count)))
+    #expect(started == pids.map(Int.init))
     #expect(events.filter { $0["name"] as? String == "process_name" }.count == Int(count) + 1)
   }
 
