@@ -81,13 +81,8 @@ struct TraceEvents: ~Copyable {
     let host = lane(LaneGroup(pid: hostPid, kind: .remoteActions), from: start, to: end)
     let worker = lane(LaneGroup(pid: trip.pid, kind: .reducer), from: workerStart, to: workerEnd)
     file.append { [origin] json in
-      json.append(#""name":""#)
-      json.appendJSONContent(trip.boundary)
-      if let action = trip.action {
-        json.append(": ")
-        json.appendJSONContent(action)
-      }
-      json.append(#"","cat":"remote","#)
+      Self.name(trip.boundary, action: trip.action, into: &json)
+      json.append(#","cat":"remote","#)
       Self.slice(on: host, from: start, to: end, origin: origin, into: &json)
       // The arguments in the order of their names, as a reader looks them up.
       json.append(#","args":{"bytes_received":"#)
@@ -134,14 +129,8 @@ struct TraceEvents: ~Copyable {
       json.append(#","args":{}"#)
     }
     file.append { [origin] json in
-      json.append(#""name":""#)
-      json.appendJSONContent(action.boundary)
-      json.append(" effect")
-      if let name = action.action {
-        json.append(": ")
-        json.appendJSONContent(name)
-      }
-      json.append(#"","cat":"effect","#)
+      Self.name(action.boundary, " effect", action: action.action, into: &json)
+      json.append(#","cat":"effect","#)
       Self.slice(on: host, from: arrived, to: processed, origin: origin, into: &json)
       json.append(#","args":{"bytes":"#)
       json.appendDecimal(UInt64(action.bytes))
@@ -251,6 +240,18 @@ struct TraceEvents: ~Copyable {
   }
 
   /// A slice's members from its phase to its duration: `"ph":"X","pid":…,"dur":…`.
+  /// A slice's name: its boundary, what kind it is, and the action, when named.
+  private static func name(_ boundary: String, _ kind: String = "", action: String?, into json: inout [UInt8]) {
+    json.append(#""name":""#)
+    json.appendJSONContent(boundary)
+    json.appendJSONContent(kind)
+    if let action {
+      json.append(": ")
+      json.appendJSONContent(action)
+    }
+    json.append("\"")
+  }
+
   private static func slice(
     on track: Track, from start: UInt64, to end: UInt64, origin: MonotonicInstant, into json: inout [UInt8]
   ) {
