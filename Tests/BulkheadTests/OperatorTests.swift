@@ -45,6 +45,23 @@ private struct Host: Reducer {
   }
 }
 
+/// A `forEach` over a property with an observer, which counts the writes.
+private struct Observed: Reducer {
+  struct State: Equatable {
+    var rows: IdentifiedArrayOf<Recorder.State> { didSet { writes += 1 } }
+    var writes = 0
+  }
+  enum Action: Equatable, Sendable {
+    case tick
+    case rows(IdentifiedActionOf<Recorder>)
+  }
+
+  var body: some Reducer<State, Action> {
+    Reduce { _, _ in .none }
+      .forEach(\.rows, action: Action.rows) { Recorder() }
+  }
+}
+
 private func describe(_ count: Int?) -> String {
   count.map { "\($0)" } ?? "nil"
 }
@@ -113,6 +130,14 @@ private enum ScreenAction: Equatable, Sendable {
     let reported = warnings { store.send(.rows(.element(id: 9, action: .ping))) }
     #expect(reported.map(\.location.line) == [38])
     #expect(reported.first?.message.contains("received an action for a missing element") == true)
+  }
+
+  @Test func forEachReadsItsElementsWithoutWritingThemBack() {
+    let store = Store(initialState: Observed.State(rows: [Recorder.State(id: 1)])) { Observed() }
+    store.send(.tick)
+    #expect(store.state.writes == 0, "an action for the parent alone writes no element")
+    store.send(.rows(.element(id: 1, action: .ping)))
+    #expect(store.state.writes == 1, "the element's change, once")
   }
 
   @Test func ifCaseLetRunsInItsCaseAndWarnsInAnother() {

@@ -99,16 +99,24 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
     return .whole(try BinaryEncoder().encode(new))
   }
 
-  /// `old` with `patch` applied.
+  /// `old` with `patch` applied; fields by the value's layout when it has one.
   static func apply<Value: Decodable>(_ patch: StatePatch, to old: Value) throws -> Value {
     if case let .fields(fields) = patch, let layout = StoredLayout.of(Value.self, sample: old) {
       return try layout.applying(fields, to: old)
     }
-    return try apply(patch, to: old as Any, as: Value.self)
+    return try applyWithoutLayout(patch, to: old, as: Value.self)
   }
 
-  /// `old` with `patch` applied, as a `Value`.
+  /// `old` with `patch` applied, as a `Value`, for a caller that holds `old` as an existential.
   static func apply<Value: Decodable>(_ patch: StatePatch, to old: Any, as _: Value.Type) throws -> Value {
+    if let old = old as? Value { return try apply(patch, to: old) }
+    return try applyWithoutLayout(patch, to: old, as: Value.self)
+  }
+
+  /// `old` with `patch` applied through the value's `Codable` fields.
+  private static func applyWithoutLayout<Value: Decodable>(
+    _ patch: StatePatch, to old: Any, as _: Value.Type
+  ) throws -> Value {
     switch patch {
     case let .whole(bytes):
       return try BinaryDecoder().decode(Value.self, from: bytes)
@@ -117,9 +125,6 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
     case let .splice(offset, removing, inserting):
       return try ElementwisePatching.apply(offset: offset, removing: removing, inserting: inserting, to: old, as: Value.self)
     case let .fields(fields):
-      if let old = old as? Value, let layout = StoredLayout.of(Value.self, sample: old) {
-        return try layout.applying(fields, to: old)
-      }
       guard let encodable = old as? any Encodable, let captured = FieldCapture.capture(encodable) else {
         throw DistributionError.protocolViolation("a field patch arrived for a value without fields")
       }

@@ -24,6 +24,20 @@ enum FieldPath<Root, Value> {
     }
   }
 
+  /// The field of `root`, read as a getter reads it: a key path to a property with a setter
+  /// or observers is not written back. (`root` is `inout` only so that it is not copied.)
+  @inline(__always)
+  func value(in root: inout Root) -> Value {
+    switch self {
+    case let .offset(offset):
+      return withUnsafeMutablePointer(to: &root) { root in
+        UnsafeMutableRawPointer(root).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+      }
+    case let .keyPath(keyPath):
+      return root[keyPath: keyPath]
+    }
+  }
+
   /// Runs `body` on the field of `root` in place.
   @inline(__always)
   func modify<Result>(_ root: inout Root, _ body: (inout Value) -> Result) -> Result {

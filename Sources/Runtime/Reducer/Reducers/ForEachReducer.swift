@@ -43,13 +43,12 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     let elementEffects = reduceElement(into: &state, action: action)
-    let idsBefore = elements.modify(&state) { $0.ids }
+    let idsBefore = elements.value(in: &state).ids
     let parentEffects = parent.reduce(into: &state, action: action)
-    let idsAfter = elements.modify(&state) { $0.ids }
+    let remaining = elements.value(in: &state)
     // Unchanged ids compare by identity, so an action that adds or removes nothing costs no
     // walk over the collection.
-    guard idsBefore != idsAfter else { return elementEffects.merge(with: parentEffects) }
-    let remaining = state[keyPath: toElementsState]
+    guard idsBefore != remaining.ids else { return elementEffects.merge(with: parentEffects) }
     let removed = idsBefore.filter { remaining[id: $0] == nil }
     guard !removed.isEmpty else { return elementEffects.merge(with: parentEffects) }
     for id in removed {
