@@ -54,8 +54,11 @@ import Transport
       })
     // Restarted from the host's copy: every grow counted once, the one it died in run again.
     #expect(store.state.hog.megabytes == 32 * grown)
+    // The host holds none of the worker's memory: it grew by far less than the limit. (The
+    // host is the test process, whose other tests run meanwhile and grow it too: 16 MB was
+    // exceeded twice in full runs, at 16.5 and 38 MB, by what they allocated.)
     let hostAfter = try #require(Self.residentKilobytes(of: getpid()))
-    #expect(hostAfter - hostBefore < 16 * 1024, "the host's resident memory grew by \(hostAfter - hostBefore) KB")
+    #expect(hostAfter - hostBefore < 64 * 1024, "the host's resident memory grew by \(hostAfter - hostBefore) KB")
   }
 
   @Test(arguments: Enforcement.allCases)
