@@ -43,22 +43,7 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
         value: spent / 1000, unit: "µs", baseline: floor / 1000, goal: .ratio(1.5)))
   }
 
-  let streamed = 2_000
-  let clock = ContinuousClock()
-  var best = Duration.seconds(1000)
-  let streamCPUBefore = (host: processCPUTime(), worker: processCPUTime(of: worker))
-  for _ in 0..<3 {
-    best = min(best, await clock.measure { await small.send(.store(.stream(count: streamed))).finish() })
-  }
-  let streamCPU = (
-    host: (processCPUTime() - streamCPUBefore.host) / Double(3 * streamed),
-    worker: (processCPUTime(of: worker) - streamCPUBefore.worker) / Double(3 * streamed)
-  )
-  rows.append(
-    Row(
-      name: "\(label) a stream of \(streamed) effect actions through the host, per action (CPU: host \(String(format: "%.1f", streamCPU.host / 1000)) µs, worker \(String(format: "%.1f", streamCPU.worker / 1000)) µs)",
-      value: microseconds(best) / Double(streamed), unit: "µs", baseline: nil,
-      goal: .ratio(label.hasPrefix("one") ? 0.5 : 0.2)))
+  rows.append(await effectStreamRow(label: label, store: small, worker: worker, streamed: 2_000, rounds: 3))
 
   var emptyChild: Double?
   for items in [0, 250, 25_000, 250_000] {
@@ -102,6 +87,44 @@ func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row
   let spinning = spinningRawRow(label: label, nanoseconds: try await rawRoundTrip(iterations: 20_000, spinning: true))
   return [Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)]
     + [row, spinning].map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
+}
+
+/// The stream of effect actions alone, against the raw round trip, for as many actions as a
+/// profile needs (`bulkhead-benchmark effect-stream`).
+@MainActor
+func effectStreamBenchmarks(label: String, streamed: Int) async throws -> [Row] {
+  let raw = try await rawRoundTrip(iterations: 20_000)
+  let composition = try payloadComposition()
+  defer { composition.shutdown() }
+  let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+  let worker = composition.processes.first?.pids.first ?? 0
+  let row = await effectStreamRow(label: label, store: store, worker: worker, streamed: streamed, rounds: 3)
+  return [
+    Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil),
+    Row(name: row.name, value: row.value, unit: row.unit, baseline: raw / 1000, goal: row.goal),
+  ]
+}
+
+/// `streamed` effect actions sent one after another by an effect in the worker, each through
+/// the host's root reducer: the best of `rounds` streams, per action, with each side's CPU.
+@MainActor
+private func effectStreamRow(
+  label: String, store: Store<Payload.State, Payload.Action>, worker: Int32, streamed: Int, rounds: Int
+) async -> Row {
+  let clock = ContinuousClock()
+  var best = Duration.seconds(1000)
+  let cpuBefore = (host: processCPUTime(), worker: processCPUTime(of: worker))
+  for _ in 0..<rounds {
+    best = min(best, await clock.measure { await store.send(.store(.stream(count: streamed))).finish() })
+  }
+  let cpu = (
+    host: (processCPUTime() - cpuBefore.host) / Double(rounds * streamed),
+    worker: (processCPUTime(of: worker) - cpuBefore.worker) / Double(rounds * streamed)
+  )
+  return Row(
+    name: "\(label) a stream of \(streamed) effect actions through the host, per action (CPU: host \(String(format: "%.1f", cpu.host / 1000)) µs, worker \(String(format: "%.1f", cpu.worker / 1000)) µs)",
+    value: microseconds(best) / Double(streamed), unit: "µs", baseline: nil,
+    goal: .ratio(label.hasPrefix("one") ? 0.5 : 0.2))
 }
 
 /// The Payload example with its `store` boundary in a worker, placed as the layout in force

@@ -3,12 +3,13 @@
 //
 //   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
+//   swift run -c release bulkhead-benchmark effect-stream [ACTIONS]
 //   swift run -c release bulkhead-benchmark presenting
 //   swift run -c release bulkhead-benchmark instrumentation
 //
 // With `core`, `startup`, `scaling`, `limits`, `transport`, `patches`, `boundaries`, `nested` or
 // `async-dependencies`, only those figures (`boundaries` includes the async dependencies);
-// `remote-action` measures that row alone, as long as asked, for profiling; `presenting`
+// `remote-action` and `effect-stream` measure those rows alone, as long as asked, for profiling; `presenting`
 // (not in the whole run) re-presents Notes' sheet with the destination or its editor placed;
 // `instrumentation` measures only what the timings and the trace add to a remote action.
 //
@@ -49,6 +50,13 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   CPULayout.oneCore.apply()
   rows += try await remoteActionBenchmarks(label: "one core:", iterations: iterations)
   printTable("One remote action", rows)
+} else if CommandLine.arguments.dropFirst().first == "effect-stream" {
+  let streamed = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
+  CPULayout.twoCores.apply()
+  var rows = try await effectStreamBenchmarks(label: "two cores:", streamed: streamed)
+  CPULayout.oneCore.apply()
+  rows += try await effectStreamBenchmarks(label: "one core:", streamed: streamed)
+  printTable("A stream of effect actions", rows)
 } else if CommandLine.arguments.dropFirst().first == "nested" {
   CPULayout.twoCores.apply()
   var nested = try nestedBenchmarks(label: "two cores:")

@@ -37,6 +37,10 @@ pid_t bulkhead_thread_id(void) {
   return (pid_t)syscall(SYS_gettid);
 }
 
+int bulkhead_lower_thread_priority(void) {
+  return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+}
+
 int bulkhead_pin_to_cpu(pid_t pid, int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -23,6 +23,10 @@ int bulkhead_pidfd_send_signal(int descriptor, int signal);
 /// The kernel's id of the calling thread.
 pid_t bulkhead_thread_id(void);
 
+/// Gives the calling thread the lowest priority (nice 19); 0, or -1 with errno set. On Linux a
+/// thread's nice value is its own.
+int bulkhead_lower_thread_priority(void);
+
 /// Pins every thread of process `pid` (and the threads and children it starts afterwards) to
 /// CPU `cpu`.
 int bulkhead_pin_to_cpu(pid_t pid, int cpu);

@@ -15,8 +15,12 @@ struct ValueCoding<Value>: Sendable {
 
   /// Nil when `Value` is not `Codable`.
   init?(_: Value.Type) {
-    guard let codable = Value.self as? any (Codable & SendableMetatype).Type else { return nil }
-    self = Self.make(codable)
+    guard let codable = Value.self as? any (Codable & SendableMetatype).Type,
+      // Made for the type opened from the cast, which is `Value` itself: one cast, here, and
+      // none on each crossing.
+      let coding = Self.made(for: codable) as? Self
+    else { return nil }
+    self = coding
   }
 
   private init(
@@ -33,29 +37,34 @@ struct ValueCoding<Value>: Sendable {
     self.name = name
   }
 
-  private static func make<C: Codable & SendableMetatype>(_: C.Type) -> Self {
-    // `C` is `Value` itself, opened from the cast above, so these casts cannot fail.
-    let encode: @Sendable (Value) throws -> [UInt8] = { try BinaryEncoder().encode($0 as! C) }
-    let decode: @Sendable ([UInt8]) throws -> Value = { try BinaryDecoder().decode(C.self, from: $0) as! Value }
-    let name: @Sendable (Value) -> String = { Self.describe($0) }
+  /// `make(_:)`'s coding with its type left out, so that an opened type can ask for it.
+  private static func made<C: Codable & SendableMetatype>(for type: C.Type) -> Any { make(type) }
+
+  private static func make<C: Codable & SendableMetatype>(_: C.Type) -> ValueCoding<C> {
+    let encode: @Sendable (C) throws -> [UInt8] = { try BinaryEncoder().encode($0) }
+    let decode: @Sendable ([UInt8]) throws -> C = { try BinaryDecoder().decode(C.self, from: $0) }
+    let name: @Sendable (C) -> String = { ValueCoding<C>.describe($0) }
     var memoizedEncode = encode
     var memoizedDecode = decode
     var memoizedName = name
-    if let memo = TrivialValueMemo<Value>() {
+    if let memo = TrivialValueMemo<C>() {
       memoizedEncode = { try memo.encode($0, by: encode) }
       memoizedDecode = { try memo.decode($0, by: decode) }
       // Reflection describes an action anew each time, for microseconds: named on every
       // crossing while a trace is written.
       memoizedName = { memo.name(of: $0, by: name) }
     }
-    return Self(
+    return ValueCoding<C>(
       encode: memoizedEncode,
       decode: memoizedDecode,
       patch: { old, new in
-        guard let old else { return try StatePatch(whole: new as! C) }
-        return try StatePatch(from: old as! C, to: new as! C)
+        guard let old else { return try StatePatch(whole: new) }
+        // The host asks on every action whether its copy moved from the worker's, and it
+        // almost never has: the same bits are the same value, whatever the type.
+        if areIdentical(old, new) { return nil }
+        return try StatePatch(from: old, to: new)
       },
-      apply: { patch, old in try patch.applied(to: old.map { $0 as! C }) as! Value },
+      apply: { patch, old in try patch.applied(to: old) },
       name: memoizedName)
   }
 
@@ -64,4 +73,10 @@ struct ValueCoding<Value>: Sendable {
     let description = String(describing: value)
     return description.count > 80 ? description.prefix(79) + "…" : description
   }
+}
+
+/// Whether two values have the same bits: then they are the same value (the same references,
+/// the same inline fields), without comparing anything they refer to.
+private func areIdentical<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+  withUnsafeBytes(of: lhs) { lhs in withUnsafeBytes(of: rhs) { rhs in lhs.elementsEqual(rhs) } }
 }

@@ -6,37 +6,51 @@ internal import Transport
 /// thread, which turns them into events and writes them: on the path of an action, the trace
 /// costs one append under a lock. The writer wakes once per batch, and at the end, when it
 /// writes what is left and the file's closing, and ends.
+///
+/// The writer runs at the lowest priority, so that on a core it shares with the host's
+/// threads it never holds up an action; a host busy for so long that `backlog` records wait
+/// is made to wait for the writer to take them, so that what waits stays bounded.
 final class TraceQueue: Sendable {
   private struct Pending {
     var records: [TraceRecord] = []
     var isFinishing = false
+    /// Threads waiting for the writer to take a full backlog.
+    var waiting = 0
   }
 
   /// How many records wake the writer: enough that waking it is rare, few enough that a
   /// batch's bytes are written in a block or two.
   private static let batch = 256
 
+  /// How many records may wait for the writer before whoever adds one waits with them.
+  private static let backlog = 64 * batch
+
   private let pending = Mutex(Pending())
   /// Used by the writer thread alone until it has ended, then read for its failure.
   private let events: Mutex<TraceEvents>
   private let wake = DispatchSemaphore(value: 0)
+  /// Signalled once for each thread that waited, when the writer has taken the backlog.
+  private let taken = DispatchSemaphore(value: 0)
   /// Signalled once the writer has ended; each waiter passes it on to the next.
   private let ended = DispatchSemaphore(value: 0)
 
   /// Starts the writer thread, which writes into `events`.
   init(events: consuming sending TraceEvents) {
     self.events = Mutex(events)
-    DetachedThread.run { [self] in write() }
+    DetachedThread.run(inBackground: true) { [self] in write() }
   }
 
-  /// Adds `record`, unless the trace is finished.
+  /// Adds `record`, unless the trace is finished; waits while `backlog` records wait.
   func add(_ record: TraceRecord) {
-    let isFull = pending.withLock { pending in
-      guard !pending.isFinishing else { return false }
+    let (isFull, mustWait) = pending.withLock { pending in
+      guard !pending.isFinishing else { return (false, false) }
       pending.records.append(record)
-      return pending.records.count == Self.batch
+      let mustWait = pending.records.count >= Self.backlog
+      if mustWait { pending.waiting += 1 }
+      return (pending.records.count == Self.batch || mustWait, mustWait)
     }
     if isFull { wake.signal() }
+    if mustWait { taken.wait() }
   }
 
   /// Waits until the writer has written every record added so far and the file's closing,
@@ -60,10 +74,12 @@ final class TraceQueue: Sendable {
     var batch: [TraceRecord] = []
     while true {
       wake.wait()
-      let isFinishing = pending.withLock { pending in
+      let (isFinishing, waiting) = pending.withLock { pending in
         swap(&pending.records, &batch)
-        return pending.isFinishing
+        defer { pending.waiting = 0 }
+        return (pending.isFinishing, pending.waiting)
       }
+      for _ in 0..<waiting { taken.signal() }
       events.withLock { events in
         for record in batch { events.write(record) }
         if isFinishing { events.finish() }

@@ -1,3 +1,4 @@
+import CSystem
 import Dispatch
 
 #if canImport(Glibc)
@@ -14,12 +15,18 @@ import Dispatch
 package enum DetachedThread {
   private final class Work: Sendable {
     let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    let inBackground: Bool
+    init(_ body: @escaping @Sendable () -> Void, inBackground: Bool) {
+      self.body = body
+      self.inBackground = inBackground
+    }
   }
 
-  /// Runs `body` on a new detached thread.
-  package static func run(_ body: @escaping @Sendable () -> Void) {
-    let work = Unmanaged.passRetained(Work(body)).toOpaque()
+  /// Runs `body` on a new detached thread; `inBackground`, at the lowest priority (nice 19),
+  /// for work that may wait while the threads on an action's path run first: on a core it
+  /// shares with them, the kernel preempts it as soon as one of them wakes.
+  package static func run(inBackground: Bool = false, _ body: @escaping @Sendable () -> Void) {
+    let work = Unmanaged.passRetained(Work(body, inBackground: inBackground)).toOpaque()
     var attributes = pthread_attr_t()
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
@@ -27,7 +34,10 @@ package enum DetachedThread {
     var thread = pthread_t()
     let result = pthread_create(&thread, &attributes, { raw in
       guard let raw else { return nil }
-      Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
+      let work = Unmanaged<Work>.fromOpaque(raw).takeRetainedValue()
+      // On a core it shares with the threads on an action's path, the kernel preempts it.
+      if work.inBackground { _ = bulkhead_lower_thread_priority() }
+      work.body()
       return nil
     }, work)
     if result != 0 {
