@@ -137,14 +137,16 @@ public final class Store<State, Action: Sendable> {
       StoreDependencies.withValues(in: dependencyValues) {
         if let action = first {
           first = nil
-          start(reducer(&state, action), keys: [], group: &group)
+          let effect = reducer(&state, action)
+          // Most actions return no effect: no call to make for it.
+          if !effect.isNone { start(effect, keys: [], group: &group) }
         }
         // A loop, not recursion: a long chain of synchronous actions cannot overflow the stack.
         var index = 0
         while index < buffer.count {
           let effect = reducer(&state, buffer[index])
           index += 1
-          start(effect, keys: [], group: &group)
+          if !effect.isNone { start(effect, keys: [], group: &group) }
         }
       }
       if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
