@@ -75,7 +75,7 @@ final class DependencyTable: Sendable {
     let warnings = CollectedWarnings()
     do {
       let bytes = try withRuntimeWarningHandler(warnings.append) {
-        try DependencyValues.$current.withValue(values) { try Self.answer(key, question, with: values) }
+        try DependencyValues.withValues(values) { try Self.answer(key, question, with: values) }
       }
       return .answered(bytes, warnings: warnings.all)
     } catch {
@@ -96,7 +96,7 @@ final class DependencyTable: Sendable {
     }
     let warnings = CollectedWarnings()
     return await withRuntimeWarningHandler(warnings.append) {
-      await DependencyValues.$current.withValue(values) {
+      await DependencyValues.withValues(values) {
         if call.streams {
           guard let streaming = key as? any StreamingCrossingDependencyKey.Type else {
             return .refused("\(readableName(of: key)) answers no streams (it is not a StreamingCrossingDependencyKey)")

@@ -411,7 +411,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     slot: [UInt8], with dependencies: DependencyValues, runs: inout [UInt64]
   ) throws -> Wire.Outcome {
     let before = state
-    let effect = DependencyValues.$current.withValue(dependencies) { [child = core.child] in
+    let effect = DependencyValues.withValues(dependencies) { [child = core.child] in
       child.reduce(into: &state, action: action)
     }
     let patch = try states.patch(before, state)

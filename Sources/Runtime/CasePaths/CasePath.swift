@@ -45,6 +45,9 @@ public struct CasePath<Root, Value>: Sendable {
   /// enum is laid out as its payload, and every value is on the path (a feature's action
   /// that only wraps its child's, at every level of a nested composition).
   let isWholeValue: Bool
+  /// True when `Root` is one byte with no references (`EnumLayout.isByteSized`) and `tag` is
+  /// settled: a value's case and payload are looked up by its byte, with no witness to call.
+  let isByteSized: Bool
   /// For any other path: the extraction as a function, boxed so that the common case path
   /// stays small to copy.
   let function: Function?
@@ -66,12 +69,19 @@ public struct CasePath<Root, Value>: Sendable {
     }
     // When several cases carry a `Value`, settle which one is ours now, once, rather than by
     // re-embedding the payload on every extraction; most enums never need it.
-    let tag =
+    var tag =
       layout.hasSharedPayloadTypes
       ? layout.tag(embeddedBy: embed) ?? EnumLayout.unsettledTag : EnumLayout.unsettledTag
+    // A byte-sized enum is read by its expected tag: settled above, or the one case that
+    // carries a `Value`.
+    if layout.isByteSized, tag == EnumLayout.unsettledTag, let only = layout.onlyCase(carrying: Value.self) {
+      tag = only
+    }
     self.init(
       embedding: embed, layout: layout, tag: tag, function: nil,
-      isWholeValue: layout.isTransparent && layout.cases[0].payloadType == ObjectIdentifier(Value.self))
+      isWholeValue: layout.isTransparent && layout.cases[0].payloadType == ObjectIdentifier(Value.self),
+      isByteSized: layout.isByteSized && tag != EnumLayout.unsettledTag
+        && layout.cases[Int(tag)].payloadType == ObjectIdentifier(Value.self))
   }
 
   /// A case path built from its two directions, for paths that are not a single enum case.
@@ -96,13 +106,14 @@ public struct CasePath<Root, Value>: Sendable {
 
   private init(
     embedding: @escaping @Sendable (Value) -> Root, layout: EnumLayout?, tag: UInt32,
-    function: Function?, isWholeValue: Bool = false
+    function: Function?, isWholeValue: Bool = false, isByteSized: Bool = false
   ) {
     self.embedding = embedding
     self.layout = layout
     self.tag = tag
     self.function = function
     self.isWholeValue = isWholeValue
+    self.isByteSized = isByteSized
   }
 
   /// Wraps `value` in the case.
@@ -119,6 +130,7 @@ public struct CasePath<Root, Value>: Sendable {
       // Checked when the path was made: the enum's bytes are exactly a `Value`'s.
       return withUnsafePointer(to: root) { UnsafeRawPointer($0).load(as: Value.self) }
     }
+    if isByteSized { return layout.unsafelyUnwrapped.payload(ofByteSized: root, tag: tag, as: Value.self) }
     if let layout { return layout.payload(of: root, expectedTag: tag, embed: embedding) }
     if let function { return function.extract(root) }
     // The identity, made only when `Value` is `Root` (see `init(_:)`): the same type.

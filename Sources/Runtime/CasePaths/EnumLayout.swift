@@ -34,6 +34,16 @@ struct EnumLayout: @unchecked Sendable {
     /// One case with a payload stored inline and nothing else: the enum is laid out exactly
     /// as its payload, with no tag to read or strip.
     let isTransparent: Bool
+    /// For an enum of one byte with no references: each of the 256 byte values, read as
+    /// `getEnumTag` and `destructiveProjectEnumData` read it, so that no witness is called.
+    let byteCases: UnsafePointer<ByteCase>?
+  }
+
+  /// What the witnesses make of one byte value of a one-byte enum: its case tag, and the
+  /// payload byte left once the tag is stripped (zero for a case without payload).
+  struct ByteCase {
+    let tag: UInt8
+    let payload: UInt8
   }
 
   let table: UnsafePointer<Table>
@@ -48,6 +58,8 @@ struct EnumLayout: @unchecked Sendable {
   var hasSharedPayloadTypes: Bool { table.pointee.hasSharedPayloadTypes }
   /// One case with a payload stored inline and nothing else: laid out exactly as its payload.
   var isTransparent: Bool { table.pointee.isTransparent }
+  /// True when a value's case and payload are read from `Table.byteCases`.
+  var isByteSized: Bool { table.pointee.byteCases != nil }
 
   /// The layout of `Root`, or nil when `Root` is not an enum.
   @inline(__always)
@@ -89,12 +101,33 @@ struct EnumLayout: @unchecked Sendable {
     return self.tag(of: embed(payload)) == tag ? payload : nil
   }
 
+  /// The tag of the one case whose payload type is exactly `Value`; nil when none or several.
+  func onlyCase<Value>(carrying _: Value.Type) -> UInt32? {
+    var found: UInt32?
+    for index in cases.indices where cases[index].payloadType == ObjectIdentifier(Value.self) {
+      guard found == nil else { return nil }
+      found = UInt32(index)
+    }
+    return found
+  }
+
   /// The tag of the case that `embed` builds, found by embedding a sample payload, when that
   /// case's payload type is exactly `Value`; nil when `Value` has no sample.
   func tag<Root, Value>(embeddedBy embed: (Value) -> Root) -> UInt32? {
     guard let sample = EnumLayout.of(Value.self)?.sample(Value.self) else { return nil }
     let tag = tag(of: embed(sample))
     return cases[Int(tag)].payloadType == ObjectIdentifier(Value.self) ? tag : nil
+  }
+
+  /// The payload of `value` when its case is `tag`, read from the table of byte values: the
+  /// layout `isByteSized`, and case `tag`'s payload type is exactly `Value`.
+  @inline(__always)
+  func payload<Root, Value>(ofByteSized value: Root, tag: UInt32, as _: Value.Type) -> Value? {
+    let byte = withUnsafeBytes(of: value) { $0[0] }
+    let entry = table.pointee.byteCases.unsafelyUnwrapped[Int(byte)]
+    guard UInt32(entry.tag) == tag else { return nil }
+    // The payload of a one-byte enum without references is a byte or less without them.
+    return withUnsafeBytes(of: entry.payload) { $0.load(as: Value.self) }
   }
 
   /// The payload of `value`, which must have case `tag` whose payload type is exactly `Value`.
@@ -199,11 +232,38 @@ extension EnumLayout.Table {
     }
     let storage = UnsafeMutableBufferPointer<EnumLayout.Case>.allocate(capacity: cases.count)
     _ = storage.initialize(from: cases)
+    let isTransparent = cases.count == 1 && payloadCaseCount == 1 && !cases[0].isIndirect
     self.init(
       witnesses: witnesses, cases: UnsafeBufferPointer(storage),
       payloadCaseCount: payloadCaseCount,
       hasSharedPayloadTypes: cases.contains { !$0.hasUniquePayloadType },
-      isTransparent: cases.count == 1 && payloadCaseCount == 1 && !cases[0].isIndirect)
+      isTransparent: isTransparent,
+      byteCases: isTransparent ? nil : Self.byteCases(of: metadata, witnesses, payloadCaseCount))
+  }
+
+  /// The table of `Table.byteCases` for an enum of one byte with no references, made by asking
+  /// the witnesses about each byte value; nil for any other enum. Asking about a byte value
+  /// that no case uses is harmless without references (the witnesses only read and clear
+  /// bits), and its entry is never read: no value of the enum has that byte.
+  private static func byteCases(
+    of metadata: UnsafeRawPointer, _ witnesses: EnumWitnesses, _ payloadCaseCount: Int
+  ) -> UnsafePointer<EnumLayout.ByteCase>? {
+    let isNonPOD: UInt32 = 0x0001_0000
+    guard byteSize(ofMetadata: metadata) == 1, valueWitnessFlags(ofMetadata: metadata) & isNonPOD == 0
+    else { return nil }
+    let table = UnsafeMutablePointer<EnumLayout.ByteCase>.allocate(capacity: 256)
+    for value in 0...UInt8.max {
+      var byte = value
+      let tag = withUnsafeMutableBytes(of: &byte) { bytes -> UInt32 in
+        let tag = witnesses.getEnumTag(UnsafeRawPointer(bytes.baseAddress!), metadata)
+        if tag < payloadCaseCount { witnesses.destructiveProjectEnumData(bytes.baseAddress!, metadata) }
+        return tag
+      }
+      // A one-byte enum has at most 256 cases, so a byte value that some value has fits.
+      table[Int(value)] = EnumLayout.ByteCase(
+        tag: UInt8(truncatingIfNeeded: tag), payload: tag < payloadCaseCount ? byte : 0)
+    }
+    return UnsafePointer(table)
   }
 }
 
@@ -321,6 +381,12 @@ private enum ContextDescriptorFlags {
 private func byteSize(ofMetadata metadata: UnsafeRawPointer) -> Int {
   let table = metadata.load(fromByteOffset: -MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
   return table.load(fromByteOffset: 8 * MemoryLayout<Int>.size, as: Int.self)
+}
+
+/// The flags of the value witness table of the type with `metadata` (`IsNonPOD`, …).
+private func valueWitnessFlags(ofMetadata metadata: UnsafeRawPointer) -> UInt32 {
+  let table = metadata.load(fromByteOffset: -MemoryLayout<Int>.size, as: UnsafeRawPointer.self)
+  return table.load(fromByteOffset: 10 * MemoryLayout<Int>.size, as: UInt32.self)
 }
 
 /// Follows a 32-bit relative pointer stored at `field`.

@@ -14,7 +14,7 @@ package final class DependencyReads: Sendable {
     let reads = DependencyReads()
     var values = DependencyValues.current
     values.reads = reads
-    let result = DependencyValues.$current.withValue(values, operation: build)
+    let result = DependencyValues.withValues(values, operation: build)
     return reads.count.load(ordering: .relaxed) == 0 ? result : nil
   }
 }

@@ -56,7 +56,33 @@ public enum DependencyContext: Sendable {
 /// Reducers read them with `@Dependency`; stores, tests and the `dependency` reducer
 /// modifier override them for everything that runs below.
 public struct DependencyValues: Sendable {
-  @TaskLocal package static var current = DependencyValues()
+  /// The values bound by the innermost `withValues`, or the defaults.
+  @TaskLocal private static var bound = DependencyValues()
+
+  /// The dependencies in force: those bound by the innermost `withValues`, unless a store is
+  /// processing an action on this thread and nothing was bound since it began; then that
+  /// store's (see `StoreDependencies`).
+  package static var current: DependencyValues {
+    StoreDependencies.values() ?? $bound.get()
+  }
+
+  /// Runs `operation` with `values` in force.
+  package static func withValues<Result>(
+    _ values: DependencyValues, operation: () throws -> Result
+  ) rethrows -> Result {
+    let isInsideSend = StoreDependencies.bindingBegins()
+    defer { if isInsideSend { StoreDependencies.bindingEnds() } }
+    return try $bound.withValue(values, operation: operation)
+  }
+
+  /// Runs `operation` with `values` in force. No store is ever processing an action around
+  /// it on its thread: a store processes synchronously, and nothing synchronous can await.
+  package static func withValues<Result>(
+    _ values: DependencyValues, isolation: isolated (any Actor)? = #isolation,
+    operation: () async throws -> Result
+  ) async rethrows -> Result {
+    try await $bound.withValue(values, operation: operation, isolation: isolation)
+  }
 
   /// One overridden value, with its key, so that a boundary can tell what crosses.
   private struct Override: Sendable {
@@ -198,7 +224,7 @@ public func withDependencies<Result>(
 ) rethrows -> Result {
   var values = DependencyValues.current
   try values.update(update)
-  return try DependencyValues.$current.withValue(values, operation: operation)
+  return try DependencyValues.withValues(values, operation: operation)
 }
 
 /// Reads a dependency in a reducer or an effect.

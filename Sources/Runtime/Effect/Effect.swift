@@ -67,7 +67,7 @@ public struct Effect<Action: Sendable>: Sendable {
         let lifetime = EffectLifetime()
         defer { lifetime.end() }
         let send = send.reportingUse(after: lifetime, of: location, to: .current)
-        await DependencyValues.$current.withValue(dependencies) {
+        await DependencyValues.withValues(dependencies) {
           do {
             try await operation(send)
           } catch is CancellationError where Task.isCancelled {

@@ -18,7 +18,7 @@ struct PresentedChild<Child: Reducer>: Reducer, DismissibleBoundary {
     guard case let .presented(action) = action else { return .none }
     var dependencies = DependencyValues.current
     dependencies.dismiss = .presenting
-    return DependencyValues.$current.withValue(dependencies) {
+    return DependencyValues.withValues(dependencies) {
       child.reduce(into: &state, action: action)
     }
     .map(PresentationAction.presented)

@@ -98,33 +98,36 @@ final class EffectRegistry: Sendable {
 /// Wakes the tasks waiting for something to change; each waiter then looks again at what it
 /// waits for. Nobody polls and nobody sleeps.
 final class ChangeSignal: Sendable {
-  private struct Waiters {
-    var generation = 0
-    var continuations: [CheckedContinuation<Void, Never>] = []
-  }
-
-  private let waiters = Mutex(Waiters())
+  // The generation and whether anyone waits are atomics, so that firing with no one waiting
+  // (once per `send`, the common case) takes no lock. Sequentially consistent on both sides: a
+  // waiter sets `hasWaiters` then reads the generation, a firer bumps the generation then reads
+  // `hasWaiters`, so at least one of them sees the other's write — the waiter returns at once,
+  // or the firer takes the lock, which the waiter holds until its continuation is queued.
+  private let current = Atomic(0)
+  private let hasWaiters = Atomic(false)
+  private let continuations = Mutex<[CheckedContinuation<Void, Never>]>([])
 
   /// A number that changes each time the signal fires.
-  var generation: Int { waiters.withLock { $0.generation } }
+  var generation: Int { current.load(ordering: .sequentiallyConsistent) }
 
   func fire() {
-    let continuations = waiters.withLock { waiters in
-      waiters.generation += 1
-      // Most often no one waits: nothing to take, and no array to swap (once per `send`).
-      guard !waiters.continuations.isEmpty else { return [CheckedContinuation<Void, Never>]() }
-      defer { waiters.continuations = [] }
-      return waiters.continuations
+    current.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    guard hasWaiters.load(ordering: .sequentiallyConsistent) else { return }
+    let waiting = continuations.withLock { continuations in
+      hasWaiters.store(false, ordering: .sequentiallyConsistent)
+      defer { continuations = [] }
+      return continuations
     }
-    for continuation in continuations { continuation.resume() }
+    for continuation in waiting { continuation.resume() }
   }
 
   /// Returns once the signal fires after `generation` was read (at once if it already has).
   func wait(after generation: Int) async {
     await withCheckedContinuation { continuation in
-      let changed = waiters.withLock { waiters -> Bool in
-        guard waiters.generation == generation else { return true }
-        waiters.continuations.append(continuation)
+      let changed = continuations.withLock { continuations -> Bool in
+        hasWaiters.store(true, ordering: .sequentiallyConsistent)
+        guard current.load(ordering: .sequentiallyConsistent) == generation else { return true }
+        continuations.append(continuation)
         return false
       }
       if changed { continuation.resume() }

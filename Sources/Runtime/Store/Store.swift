@@ -17,7 +17,12 @@ public final class Store<State, Action: Sendable> {
   private let reducer: (inout State, Action) -> Effect<Action>
   /// The dependencies the reducer runs with, and the effects it creates capture. A test
   /// store changes them between steps.
-  @_spi(Testing) public var dependencies: DependencyValues
+  @_spi(Testing) public var dependencies: DependencyValues {
+    get { dependencyValues.values }
+    set { dependencyValues.values = newValue }
+  }
+  /// Where `dependencies` are kept: in force for each `send` without a copy.
+  private let dependencyValues: StoreDependencies.Box
   // Not checked for exclusive access at run time, which cost a thread-local lookup per access
   // and a dozen accesses per `send` (measured: a fifth of its time). Safe: the store is on the
   // main actor, and every access to these three is a read, an append or an assignment that
@@ -65,7 +70,7 @@ public final class Store<State, Action: Sendable> {
     dependencies.update(prepareDependencies)
     self.state = initialState
     self.reducer = reducer.reduce(into:action:)
-    self.dependencies = dependencies
+    self.dependencyValues = StoreDependencies.Box(dependencies)
     self.effects = EffectRegistry(executor: effectExecutor)
   }
 
@@ -129,17 +134,19 @@ public final class Store<State, Action: Sendable> {
     var first: Action? = action
     repeat {
       isSending = true
-      DependencyValues.$current.withValue(dependencies) {
+      StoreDependencies.withValues(in: dependencyValues) {
         if let action = first {
           first = nil
-          start(reducer(&state, action), keys: [], group: &group)
+          let effect = reducer(&state, action)
+          // Most actions return no effect: no call to make for it.
+          if !effect.isNone { start(effect, keys: [], group: &group) }
         }
         // A loop, not recursion: a long chain of synchronous actions cannot overflow the stack.
         var index = 0
         while index < buffer.count {
           let effect = reducer(&state, buffer[index])
           index += 1
-          start(effect, keys: [], group: &group)
+          if !effect.isNone { start(effect, keys: [], group: &group) }
         }
       }
       if !buffer.isEmpty { buffer.removeAll(keepingCapacity: true) }
