@@ -98,14 +98,15 @@ package final class ConnectionWatch: Sendable {
     var tokens = [UInt64](repeating: 0, count: 64)
     var calls = CallDeadlines()
     while true {
-      // The calls the last reads started, and the answers they wait for.
-      executor.runJobs()
+      // The calls the last reads started, and the answers they wait for: queued by this
+      // thread, which signals no wake-up for them.
+      executor.runQueuedJobs()
       let now = ContinuousClock.now
-      let due = calls.due(shortestTimeout: state.withLock { $0.shortestTimeout })
-      if let due, due <= now { calls.checked(at: now, earliest: expireCalls(at: now)) }
-      let wait = calls.due(shortestTimeout: state.withLock { $0.shortestTimeout }).map {
-        max(.zero, now.duration(to: $0)).roundedUpMilliseconds
+      let shortestTimeout = state.withLock { $0.shortestTimeout }
+      if let due = calls.due(shortestTimeout: shortestTimeout), due <= now {
+        calls.checked(at: now, earliest: expireCalls(at: now))
       }
+      let wait = calls.due(shortestTimeout: shortestTimeout).map { max(.zero, now.duration(to: $0)).roundedUpMilliseconds }
       let count = tokens.withUnsafeMutableBufferPointer {
         bulkhead_epoll_wait(epoll, $0.baseAddress, Int32($0.count), wait ?? -1)
       }
@@ -113,7 +114,9 @@ package final class ConnectionWatch: Sendable {
         if errno == EINTR { continue }
         return
       }
-      for token in tokens.prefix(Int(count)) where token != Self.wakeupToken { read(token) }
+      for token in tokens.prefix(Int(count)) {
+        if token == Self.wakeupToken { executor.runJobs() } else { read(token) }
+      }
     }
   }
 
