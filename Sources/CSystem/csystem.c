@@ -101,9 +101,9 @@ int bulkhead_epoll_remove(int epoll, int descriptor) {
   return epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, NULL);
 }
 
-int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity) {
+int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity, int timeout) {
   struct epoll_event events[64];
-  int count = epoll_wait(epoll, events, capacity < 64 ? capacity : 64, -1);
+  int count = epoll_wait(epoll, events, capacity < 64 ? capacity : 64, timeout);
   for (int index = 0; index < count; index++) tokens[index] = events[index].data.u64;
   return count;
 }

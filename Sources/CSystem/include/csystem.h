@@ -108,8 +108,9 @@ int bulkhead_epoll_add(int epoll, int descriptor, uint64_t token);
 /// Stops watching `descriptor`. 0, or -1 with errno.
 int bulkhead_epoll_remove(int epoll, int descriptor);
 
-/// Waits until a watched descriptor is ready, and writes the tokens of up to `capacity` ready
-/// ones into `tokens`: their number, or -1 with errno (EINTR: ask again).
-int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity);
+/// Waits until a watched descriptor is ready, at most `timeout` milliseconds (-1: for ever),
+/// and writes the tokens of up to `capacity` ready ones into `tokens`: their number (0 when
+/// the wait timed out), or -1 with errno (EINTR: ask again).
+int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity, int timeout);
 
 #endif

@@ -211,10 +211,10 @@ public final class Composition: Sendable {
   }
 
   /// The descriptors the host holds for each worker it starts: two sockets (requests, effects),
-  /// its console (one socket for its input and output, `WorkerConsole`), its error pipe, its
-  /// pidfd and its effects connection's wake-up eventfd, measured with `bulkhead-benchmark
-  /// scaling`.
-  static let descriptorsPerWorker = 6
+  /// its console (one socket for its input and output, `WorkerConsole`), its error pipe and its
+  /// pidfd, measured with `bulkhead-benchmark scaling`. (Its effects connection is read by the
+  /// shared `ConnectionWatch`, which needs no descriptor of the worker's own.)
+  static let descriptorsPerWorker = 5
 
   /// Raises the host's descriptor limit to what the workers of `entries` need, or says, at the
   /// largest pool's line, that the hard limit does not allow them: better than a start that

@@ -45,6 +45,8 @@ final class HostEffects: Sendable {
   private let calls = Mutex(HostCallsMachine<Task<Void, Never>>())
   private let system: SocketActorSystem
   private let worker: WorkerEffectsEndpoint
+  /// What the watch thread sends, which must not wait for a worker that stopped reading.
+  private let outbox: WatchOutbox<Wire.HostMessage>
   private let boundary: String
   /// The host's dependency values this worker was told of, which its questions are about.
   let dependencies: DependencyTable
@@ -53,10 +55,12 @@ final class HostEffects: Sendable {
   private let tally = ProxyTally()
   private let onFault: @Sendable (_ reason: RestartReason) -> Void
 
-  /// Reads the effect messages of the worker of `boundary` from `connection`. `onClose` runs
-  /// when the connection ends; `onFault` when the worker broke the protocol (bytes that do not
-  /// decode, a message only the host sends), after which the connection is closed; `onLost`
-  /// hears of effects that were running then, or that started after.
+  /// Reads the effect messages of the worker of `boundary` from `connection`, on the thread
+  /// that reads every worker's (`ConnectionWatch.effects`). `onClose` runs when the connection
+  /// ends; `onFault` when the worker broke the protocol (bytes that do not decode, a message
+  /// only the host sends), after which the connection is closed; `onLost` hears of effects
+  /// that were running then, or that started after. None of them runs on the watch's thread:
+  /// `onFault` may wait for the worker's exit.
   init(
     _ connection: FramedConnection, boundary: String, onClose: @escaping @Sendable () -> Void,
     onFault: @escaping @Sendable (_ reason: RestartReason) -> Void,
@@ -69,16 +73,19 @@ final class HostEffects: Sendable {
     // The reader starts before `self` exists; it finds `self` through this box.
     let box = WeakBox<HostEffects>()
     system = SocketActorSystem(
-      connection: connection,
+      connection: connection, watchedBy: .effects,
       onClose: { error in
-        // Closed while the host still used it: the worker crashed, or refused the host's
-        // bytes. Either way the worker's actors are gone, and so is the worker.
-        if box.value?.isOpen ?? false {
-          onFault(error.map { .connectionFailed(.effects, "\($0)") } ?? .connectionEnded(.effects))
+        Self.awayFromTheWatch {
+          // Closed while the host still used it: the worker crashed, or refused the host's
+          // bytes. Either way the worker's actors are gone, and so is the worker.
+          if box.value?.isOpen ?? false {
+            onFault(error.map { .connectionFailed(.effects, "\($0)") } ?? .connectionEnded(.effects))
+          }
+          onClose()
+          box.value?.close()
         }
-        onClose()
-        box.value?.close()
       })
+    outbox = WatchOutbox { box.value?.post($0) }
     worker = try WorkerEffectsEndpoint.resolve(id: WorkerEffectsEndpoint.id, using: system)
     box.value = self
     // The system keeps the endpoint the worker sends to; the endpoint finds `self` through the box.
@@ -252,8 +259,17 @@ final class HostEffects: Sendable {
 
   /// Bad bytes from a worker end the worker, never the host.
   private func fail(_ reason: RestartReason) {
-    onFault(reason)
-    close()
+    Self.awayFromTheWatch { [self] in
+      onFault(reason)
+      close()
+    }
+  }
+
+  /// Runs `body` now, or, on the watch's thread, which must not wait, on a thread of its own:
+  /// for the end of a worker, whose fault may wait up to `WorkerLink.limitVerdictWait` for its
+  /// exit.
+  private static func awayFromTheWatch(_ body: @escaping @Sendable () -> Void) {
+    if ConnectionWatch.effects.isCurrent { DetachedThread.run(body) } else { body() }
   }
 
   /// Takes a worker's message, which the machine checks came with cause.
@@ -345,6 +361,12 @@ final class HostEffects: Sendable {
       (messages, started) = state.withLock { $0.sending(messages, for: executor) }
       started?.remoteWorkDidStart()
     }
+    guard ConnectionWatch.effects.isCurrent else { return post(messages) }
+    outbox.send(messages) { system.canWriteWithoutWaiting }
+  }
+
+  /// Writes `messages`, waiting at most the socket's send timeout.
+  private func post(_ messages: [Wire.HostMessage]) {
     // A write that fails (the worker is gone, or stopped reading past the send timeout)
     // ends the connection; the worker is then restarted like a crashed one.
     do {

@@ -82,7 +82,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
   }
 
   /// For a thread that reads many connections and runs this executor's jobs between them
-  /// (`ListenerLoop`): makes the calling thread the one that runs them.
+  /// (`ListenerLoop`, `ConnectionWatch`): makes the calling thread the one that runs them.
   func runJobsOnThisThread() {
     jobs.readOnThisThread()
   }
@@ -151,7 +151,9 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     }
   }
 
-  private func runQueuedJobs() {
+  /// Runs the jobs queued, leaving the wake-up as it is: for the thread's own jobs, which
+  /// signal none.
+  func runQueuedJobs() {
     while let batch = jobs.takeAll() {
       for job in batch {
         if job.isolated {

@@ -44,8 +44,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     /// The thread that calls `serve()`, as `byThread` but on a thread the owner chooses: a
     /// worker's main thread, which a SIGSTOP sent to the process stops first.
     case byServingThread
-    /// A thread that reads many connections as frames arrive (an `ActorListener`'s), which
-    /// takes the reading half with `takeServing()`. The system has no thread of its own: the
+    /// A thread that reads many connections as frames arrive (an `ActorListener`'s, a
+    /// `ConnectionWatch`'s), which takes the reading half with `takeServing()`. The system has no thread of its own: the
     /// peer's calls run on the poller's thread when it shares its executor, else on the
     /// global executor.
     case byPoller
@@ -58,6 +58,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   private let writer: Mutex<Writer>
   /// Shuts the connection down without the writer's lock, which a blocked write may hold.
   private let shutdown: SocketShutdown
+  /// The socket's, open as long as the writer holds it: for asking without its lock whether
+  /// a write would wait.
+  private let socketDescriptor: Int32
   private let state: Mutex<State>
   /// The reading half, for a system read by its callers; nil for one read by its thread.
   private let callerReading: Mutex<ConnectionHalf?>
@@ -135,6 +138,21 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     self.init(connection: connection, callTimeout: callTimeout, reading: reading, sharing: nil, onClose: onClose)
   }
 
+  /// A system whose connection `watch` reads, with those of many other systems, on its one
+  /// thread (`ConnectionWatch`): the peer's calls run there, as do the jobs of the actors
+  /// bound to the connection. Where the watch reads none, a thread of its own reads it.
+  package convenience init(
+    connection: FramedConnection, callTimeout: Duration = .seconds(10), watchedBy watch: ConnectionWatch,
+    onClose: @escaping @Sendable (TransportError?) -> Void = { _ in }
+  ) {
+    guard watch.isAvailable else {
+      self.init(connection: connection, callTimeout: callTimeout, reading: .byThread, sharing: nil, onClose: onClose)
+      return
+    }
+    self.init(connection: connection, callTimeout: callTimeout, reading: .byPoller, sharing: watch.executor, onClose: onClose)
+    if let serving = takeServing() { watch.read(self, serving) }
+  }
+
   /// As `init(connection:callTimeout:reading:onClose:)`; a system read by a poller whose
   /// thread runs the jobs of every system it reads shares that thread's executor, `shared`.
   /// Without one, a poller's system hands its jobs to the global executor.
@@ -146,6 +164,7 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     self.reading = reading
     writer = Mutex(Writer(half: ConnectionHalf(connection: FramedConnection(connection.socket))))
     shutdown = connection.socket.shutdownHandle
+    socketDescriptor = connection.socket.descriptor
     state = Mutex(State())
     executor = shared ?? ConnectionThread()
     switch reading {
@@ -212,6 +231,14 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// Stops talking to the peer: in-flight calls fail and the reader thread ends.
   package func close() {
     shutdown.shutdown()
+  }
+
+  /// Whether a write of a small message would not wait now: the socket's send buffer is at
+  /// most a quarter full (the kernel's `POLLOUT` on a Unix socket), so a message of up to
+  /// three quarters of it fits. False while another writer waits on a full buffer.
+  package var canWriteWithoutWaiting: Bool {
+    var descriptor = pollfd(fd: socketDescriptor, events: Int16(POLLOUT), revents: 0)
+    return poll(&descriptor, 1, 0) == 1 && descriptor.revents & Int16(POLLOUT) != 0
   }
 
   /// Payload bytes written to the peer and read from it so far.

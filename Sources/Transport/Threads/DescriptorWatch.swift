@@ -71,7 +71,7 @@ package final class DescriptorWatch: Sendable {
   private func serve() {
     var tokens = [UInt64](repeating: 0, count: 64)
     while true {
-      let count = tokens.withUnsafeMutableBufferPointer { bulkhead_epoll_wait(epoll, $0.baseAddress, Int32($0.count)) }
+      let count = tokens.withUnsafeMutableBufferPointer { bulkhead_epoll_wait(epoll, $0.baseAddress, Int32($0.count), -1) }
       guard count >= 0 else {
         if errno == EINTR { continue }
         return
