@@ -33,7 +33,7 @@ public enum BoundaryWorker {
   ///   connecting ran into.
   static func connectToHost() throws -> (control: FramedConnection, effects: FramedConnection, brief: String) {
     let launch = try launchFromHost()
-    return (try launch.connect(), try launch.connect(), launch.brief)
+    return (try launch.connect(.control), try launch.connect(.effects), launch.brief)
   }
 
   /// The socket, secret and brief that the host that started this process handed it on
