@@ -112,6 +112,8 @@ extension BoundaryWorker {
     // workers it may start of its own), and its endpoints' targets.
     _ = WorkerCommand.runningExecutable
     EndpointRehearsal.run()
+    // A server's dependencies start from the task-local ones, made the first time they are read.
+    _ = DependencyValues.current
     // And visits the boundaries as a worker looking for its own does.
     if let inner = try? InnerPlacement(brief: "") {
       var finder = BoundaryFinder(target: "", nesting: Nesting(inner: inner, command: nil))
