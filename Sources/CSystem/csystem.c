@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -72,6 +73,23 @@ int bulkhead_wakeup_signal(int descriptor) {
 int bulkhead_wakeup_clear(int descriptor) {
   eventfd_t value;
   return eventfd_read(descriptor, &value);
+}
+
+pid_t bulkhead_pidfd_pid(int pidfd) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+  int file = open(path, O_RDONLY | O_CLOEXEC);
+  if (file < 0) return -1;
+  char text[512];
+  ssize_t length;
+  do {
+    length = read(file, text, sizeof(text) - 1);
+  } while (length < 0 && errno == EINTR);
+  close(file);
+  if (length <= 0) return -1;
+  text[length] = 0;
+  const char *line = strstr(text, "\nPid:");
+  return line == NULL ? -1 : (pid_t)atoi(line + 5);
 }
 
 int bulkhead_pipe(int descriptors[2]) {

@@ -6,6 +6,7 @@
 #include "csystem.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
 #include <poll.h>
@@ -148,29 +149,40 @@ static void rename_as_worker(void) {
   }
 }
 
-/// Becomes a worker: takes the request's descriptors as standard input, output and error,
-/// closes every other descriptor the template had, and runs the child's code, which never
-/// returns. Runs in the new process, on its only thread.
+/// Becomes a worker: takes the request's descriptors as standard input, output and error and
+/// as its connections (descriptors 3 and 4, closed on exec), closes every other descriptor the
+/// template had, and runs the child's code, which never returns. Runs in the new process, on
+/// its only thread.
 static void become_worker(struct template_server *server, const int *descriptors, const char *request,
                           struct robust_list_head *robust, size_t robust_length) {
   // What glibc's fork does in the child besides the clone itself: the kernel forgets the
   // robust-futex list of a new process. (The thread id glibc keeps is written by the kernel,
   // CLONE_CHILD_SETTID; the pid is not cached by glibc since 2.25.)
   if (robust != NULL) syscall(SYS_set_robust_list, robust, robust_length);
-  for (int target = 0; target < 3; target++) {
-    if (dup2(descriptors[target], target) < 0) _exit(71);
+  enum { count = bulkhead_template_request_descriptors };
+  // Moved above their places first: one may arrive as another's place (3 or 4).
+  int moved[count];
+  for (int index = 0; index < count; index++) {
+    moved[index] = fcntl(descriptors[index], F_DUPFD_CLOEXEC, count);
+    if (moved[index] < 0) _exit(71);
   }
-  if (syscall(SYS_close_range, 3, ~0U, 0) != 0) {
-    for (int descriptor = 3; descriptor < 65536; descriptor++) close(descriptor);
+  for (int target = 0; target < count; target++) {
+    // Standard input, output and error stay open in what the worker executes; its
+    // connections do not.
+    if (dup3(moved[target], target, target < 3 ? 0 : O_CLOEXEC) < 0) _exit(71);
+  }
+  if (syscall(SYS_close_range, count, ~0U, 0) != 0) {
+    for (int descriptor = count; descriptor < 65536; descriptor++) close(descriptor);
   }
   rename_as_worker();
   server->child(server->context, request);
   _exit(70);
 }
 
-/// Forks one worker for `request`, with `descriptors` (standard input, output and error) as
-/// its own, and with the template's parent as its parent (CLONE_PARENT): the host reaps it,
-/// sees it exit through the pidfd, and its parent-death signal follows the host.
+/// Forks one worker for `request`, with `descriptors` (standard input, output and error, and
+/// its connections) as its own, and with the template's parent as its parent (CLONE_PARENT):
+/// the host reaps it, sees it exit through the pidfd, and its parent-death signal follows the
+/// host.
 static void fork_worker(struct template_server *server, const int *descriptors, const char *request,
                         int *tid_address, struct robust_list_head *robust, size_t robust_length) {
   // The main thread waits in pthread_join and this one: anything more (a Dispatch or Swift
@@ -228,10 +240,10 @@ static void *serve_requests(void *raw) {
     // Input ends (or anything arrives on it) when the host lets the template go.
     if (watched[1].revents != 0) return NULL;
     if (watched[0].revents == 0) continue;
-    int descriptors[3];
+    int descriptors[bulkhead_template_request_descriptors];
     int count = 0;
-    ssize_t length = bulkhead_receive_with_descriptors(
-        server->connection, request, bulkhead_template_request_limit, descriptors, 3, &count);
+    ssize_t length = bulkhead_receive_with_descriptors(server->connection, request, bulkhead_template_request_limit,
+                                                       descriptors, bulkhead_template_request_descriptors, &count);
     if (length == 0) return NULL;
     if (length < 0) {
       if (errno == EMSGSIZE) {
@@ -242,7 +254,7 @@ static void *serve_requests(void *raw) {
       return NULL;
     }
     request[length] = 0;
-    if (count == 3 && memchr(request, 0, (size_t)length) == NULL) {
+    if (count == bulkhead_template_request_descriptors && memchr(request, 0, (size_t)length) == NULL) {
       fork_worker(server, descriptors, request, tid_address, robust, robust_length);
     } else {
       reply(server->connection, bulkhead_template_bad_request, count, -1);

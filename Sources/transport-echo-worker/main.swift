@@ -19,10 +19,12 @@ do {
   exit(2)
 }
 
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--spawn" {
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--spawn",
+  case let .listener(socketPath, secret) = launch.connections
+{
   let child = try WorkerProcess(
     name: "grandchild", executable: URL(fileURLWithPath: CommandLine.arguments[2]),
-    socketPath: launch.socketPath, secret: launch.secret
+    socketPath: socketPath, secret: secret
   ) { _ in }
   FileHandle.standardOutput.write(Data("child \(child.pid)\n".utf8))
   _ = await child.waitForExit()

@@ -38,6 +38,9 @@ enum { bulkhead_limit_data = 0, bulkhead_limit_files = 1 };
 /// 0, or -1 with errno.
 int bulkhead_set_limit(pid_t pid, int which, uint64_t soft, uint64_t hard);
 
+/// The pid of the process `pidfd` refers to (the `Pid:` line of its fdinfo), or -1.
+pid_t bulkhead_pidfd_pid(int pidfd);
+
 /// A pipe whose ends are closed in programs this process executes (pipe2 with O_CLOEXEC).
 int bulkhead_pipe(int descriptors[2]);
 
@@ -58,6 +61,15 @@ uint32_t bulkhead_crc32c(uint32_t crc, const void *bytes, size_t count);
 /// The longest request a worker template takes, in bytes.
 enum { bulkhead_template_request_limit = 1024 };
 
+/// The descriptors that come with a request, in this order: the new worker's standard input,
+/// output and error, then its two connections to the host, which it finds as descriptors
+/// `bulkhead_template_control_descriptor` and `bulkhead_template_effects_descriptor`.
+enum {
+  bulkhead_template_request_descriptors = 5,
+  bulkhead_template_control_descriptor = 3,
+  bulkhead_template_effects_descriptor = 4,
+};
+
 /// How a worker template answers a request: the status, then a detail (the new worker's pid,
 /// an errno, or a count), and the new worker's pidfd with `bulkhead_template_started`.
 enum {
@@ -75,8 +87,9 @@ enum {
 typedef void (*bulkhead_template_child)(void *context, const char *request);
 
 /// Serves a host's requests on `connection` until it closes, or `input` ends: for each, forks
-/// a worker whose parent is the template's parent, hands it the three descriptors that came
-/// with the request as its standard input, output and error, and calls `child` in it. Serves
+/// a worker whose parent is the template's parent, hands it the descriptors that came with the
+/// request (`bulkhead_template_request_descriptors`: its standard input, output and error, and
+/// its two connections), and calls `child` in it. Serves
 /// from a thread of its own (the calling thread waits), so that the new workers do not
 /// inherit the calling thread's caches of its thread id. 0 when the host let it go, -1 with
 /// errno on failure.

@@ -49,19 +49,19 @@ final class TemplateKeeper: Sendable {
   }
 
   /// A new worker named `name` for `boundary` (with `brief` in its launch), forked from the
-  /// template; nil when it must be spawned instead (the template could not start or fork, and
-  /// said why). One worker at a time: a fork waits at most `WorkerTemplate.forkDeadline`.
-  /// `close()` never waits for it.
+  /// template and handed `connections`; nil when it must be spawned instead (the template
+  /// could not start or fork, and said why). One worker at a time: a fork waits at most
+  /// `WorkerTemplate.forkDeadline`. `close()` never waits for it.
   func fork(
-    name: String, boundary: String, socketPath: String, secret: LaunchSecret, brief: String, within budget: Duration,
+    name: String, boundary: String, handing connections: HandedConnections, brief: String, within budget: Duration,
     limits: LimitRequest?, output workerOutput: @escaping @Sendable (WorkerProcess.OutputLine) -> Void
   ) -> WorkerProcess? {
     forking.withLock { _ in
       guard let template = running(within: budget) else { return nil }
       do {
         let worker = try WorkerProcess(
-          name: name, forkedBy: template, request: boundary, socketPath: socketPath, secret: secret, brief: brief,
-          limits: limits, output: workerOutput)
+          name: name, forkedBy: template, request: boundary, handing: connections, brief: brief, limits: limits,
+          output: workerOutput)
         state.withLock { $0.failures = 0 }
         return worker
       } catch {

@@ -21,8 +21,8 @@ extension BoundaryWorker {
     let command = WorkerCommand.thisExecutable(app: app).spawningEachWorker()
     guard boundary != Wire.warmBoundary else {
       let launch = try launchFromHost()
-      let control = try launch.connect()
-      let effects = try launch.connect()
+      let control = try launch.connect(.control)
+      let effects = try launch.connect(.effects)
       return serve(WarmServer(root, effects: effects, app: app, apps: apps, command: command), on: control)
     }
     let host = try connectToHost()

@@ -33,7 +33,7 @@ public enum BoundaryWorker {
   ///   connecting ran into.
   static func connectToHost() throws -> (control: FramedConnection, effects: FramedConnection, brief: String) {
     let launch = try launchFromHost()
-    return (try launch.connect(), try launch.connect(), launch.brief)
+    return (try launch.connect(.control), try launch.connect(.effects), launch.brief)
   }
 
   /// The socket, secret and brief that the host that started this process handed it on
@@ -112,6 +112,8 @@ extension BoundaryWorker {
     // workers it may start of its own), and its endpoints' targets.
     _ = WorkerCommand.runningExecutable
     EndpointRehearsal.run()
+    // A server's dependencies start from the task-local ones, made the first time they are read.
+    _ = DependencyValues.current
     // And visits the boundaries as a worker looking for its own does.
     if let inner = try? InnerPlacement(brief: "") {
       var finder = BoundaryFinder(target: "", nesting: Nesting(inner: inner, command: nil))

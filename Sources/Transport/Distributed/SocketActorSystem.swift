@@ -245,6 +245,17 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   package var bytesSent: Int { traffic.sent.load(ordering: .relaxed) }
   package var bytesReceived: Int { traffic.received.load(ordering: .relaxed) }
 
+  /// Does what this system does the first time its peer calls `actor`, short of the call:
+  /// gives the table of the targets the peer names its first entry, and finds out how calls
+  /// reach the actor. The first time a process does either, the runtime scans every loaded
+  /// library's conformances (for the table, to check the key of its storage type, found by its
+  /// mangled name). A worker template does it before it forks (`EndpointRehearsal`), so that no
+  /// fork does it again.
+  package func rehearseIncomingCall(to actor: any DistributedActor) {
+    state.withLock { $0.targets[0] = KnownTarget(name: "", resolution: nil) }
+    _ = TargetResolution.resolve(RemoteCallTarget(""), on: actor, using: self)
+  }
+
   // MARK: Actor lifecycle
 
   package func assignID<Actor: DistributedActor>(_ actorType: Actor.Type) -> SocketActorID

@@ -17,6 +17,8 @@ package enum AuthenticationFailure: Codable, Equatable, Sendable, CustomStringCo
   case launchCutShort
   /// Standard input holds something other than a launch.
   case notALaunch
+  /// Descriptor `descriptor` of a forked worker is not a connection its host handed it.
+  case notHanded(descriptor: Int32, reason: String)
 
   package var description: String {
     switch self {
@@ -28,6 +30,8 @@ package enum AuthenticationFailure: Codable, Equatable, Sendable, CustomStringCo
     case let .noLaunch(seconds): "no launch from a Bulkhead host arrived on standard input within \(seconds) seconds"
     case .launchCutShort: "standard input closed before the socket path, the secret and the brief arrived"
     case .notALaunch: "standard input does not hold a launch from a Bulkhead host"
+    case let .notHanded(descriptor, reason):
+      "descriptor \(descriptor) is not a connection from this worker's host: \(reason)"
     }
   }
 }

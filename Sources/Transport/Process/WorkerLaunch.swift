@@ -2,20 +2,40 @@ import CSystem
 import Foundation
 import Synchronization
 
-/// What a worker learns from its host at start: where to connect, the secret to prove
-/// itself with, and a brief, one line of the host's own that the transport passes on unread
-/// (the boundaries a worker places in workers of its own). Read from standard input, which
-/// then stays open: when it closes, the host is gone and the worker exits.
+/// What a worker learns from its host at start: how it gets its connections (where to
+/// connect, and the secret to prove itself with; or that its template handed them over), and
+/// a brief, one line of the host's own that the transport passes on unread (the boundaries a
+/// worker places in workers of its own). Read from standard input, which then stays open: when
+/// it closes, the host is gone and the worker exits.
 ///
 /// ```swift
 /// let launch = try WorkerLaunch.receive()
-/// let connection = try launch.connect()
+/// let control = try launch.connect(.control)
+/// let effects = try launch.connect(.effects)
 /// ```
 package struct WorkerLaunch: Sendable {
-  package let socketPath: String
-  package let secret: LaunchSecret
+  /// How a worker gets its connections to its host.
+  package enum Connections: Sendable, Equatable {
+    /// It connects to the host's listener at `socketPath` and proves itself with `secret`.
+    case listener(socketPath: String, secret: LaunchSecret)
+    /// Its template handed them over with its fork (`HandedConnections`).
+    case handed
+  }
+
+  package let connections: Connections
   /// The host's line for the worker, as written; empty when it has nothing to say.
   package let brief: String
+
+  /// What the first line of a launch says instead of a socket path for `.handed`.
+  private static let handedMark = "handed"
+
+  /// The launch as the host writes it on the worker's standard input: three lines.
+  package static func text(_ connections: Connections, brief: String) -> [UInt8] {
+    switch connections {
+    case let .listener(socketPath, secret): Array("\(socketPath)\n\(secret.text)\n\(brief)\n".utf8)
+    case .handed: Array("\(handedMark)\n\n\(brief)\n".utf8)
+    }
+  }
 
   /// Reads the launch from standard input, and arranges for this process to exit when the
   /// host dies: by the parent-death signal, and by end of file on standard input.
@@ -58,12 +78,16 @@ package struct WorkerLaunch: Sendable {
     else {
       throw .authenticationFailed(.launchCutShort)
     }
-    guard path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret),
-      !brief.contains(where: \.isControl)
-    else {
+    let connections: Connections
+    if path == handedMark, secret.isEmpty {
+      connections = .handed
+    } else if path.hasPrefix("/"), !path.contains(where: \.isControl), isLaunchSecret(secret) {
+      connections = .listener(socketPath: path, secret: LaunchSecret(text: secret))
+    } else {
       throw .authenticationFailed(.notALaunch)
     }
-    let launch = WorkerLaunch(socketPath: path, secret: LaunchSecret(text: secret), brief: brief)
+    guard !brief.contains(where: \.isControl) else { throw .authenticationFailed(.notALaunch) }
+    let launch = WorkerLaunch(connections: connections, brief: brief)
     guard watchingInput else { return launch }
     // End of file means the host is gone or let this worker go. Before the worker has
     // proved itself, the attempt fails on its own and says why, or `connect` sees the mark
@@ -78,14 +102,36 @@ package struct WorkerLaunch: Sendable {
     return launch
   }
 
-  /// Connects to the host and proves this worker's identity.
-  package func connect() throws(TransportError) -> FramedConnection {
-    let connection = FramedConnection(try UnixSocket.connect(to: socketPath))
-    try Handshake.introduce(on: connection, secret: secret)
+  /// A worker's connections to its host.
+  package enum HostConnection: Sendable {
+    /// The one that carries the host's requests.
+    case control
+    /// The one that carries the worker's effects.
+    case effects
+  }
+
+  /// This worker's connection `which` to its host: connected and proved, or, for a forked
+  /// worker, taken from the descriptor its template handed it. A connecting worker takes
+  /// `.control` first: the host tells the two apart by their order.
+  package func connect(_ which: HostConnection = .control) throws(TransportError) -> FramedConnection {
+    let connection: FramedConnection
+    switch connections {
+    case let .listener(socketPath, secret):
+      connection = FramedConnection(try UnixSocket.connect(to: socketPath))
+      try Handshake.introduce(on: connection, secret: secret)
+    case .handed:
+      connection = try HandedConnections.adopt(which)
+    }
+    Self.markConnected()
+    return connection
+  }
+
+  /// Notes that the host has this worker's connection; exits if its input has ended already
+  /// (the watch of it left that to here).
+  private static func markConnected() {
     let (marked, state) = launchState.compareExchange(
       expected: LaunchState.launching, desired: LaunchState.connected, ordering: .acquiringAndReleasing)
     if !marked, state == LaunchState.inputEnded { exit(0) }
-    return connection
   }
 
   /// How long a worker waits for its launch on standard input.

@@ -10,7 +10,8 @@ import Synchronization
 /// (`WorkerConsole`) and its standard error on a pipe.
 ///
 /// The worker learns its socket path and a per-launch secret from its standard input (never
-/// from its arguments or environment, which other users can read), and exits when that input
+/// from its arguments or environment, which other users can read; a forked worker learns that
+/// its connections came with its fork), and exits when that input
 /// ends, that is when the host lets it go or dies. Its output comes back line by line,
 /// labelled with its name and stream.
 ///
@@ -64,7 +65,7 @@ package final class WorkerProcess: Sendable {
   ) throws {
     self.name = name
     let life = ProcessLife()
-    let launch = Self.launch(socketPath: socketPath, secret: secret, brief: brief)
+    let launch = WorkerLaunch.text(.listener(socketPath: socketPath, secret: secret), brief: brief)
     (process, pid) = try SpawnThread.run { () throws -> (Process, pid_t) in
       try Self.start(
         name: name, executable: executable, arguments: arguments, launch: launch, limits: limits, life: life,
@@ -73,15 +74,18 @@ package final class WorkerProcess: Sendable {
     self.life = life
   }
 
-  /// Asks `template` for a new worker (a copy of the template, which serves `request`) and
-  /// hands it `socketPath`, `secret` and `brief` on standard input, as a spawned worker gets them.
+  /// Asks `template` for a new worker (a copy of the template, which serves `request`),
+  /// handing it the worker's ends of `connections` with the request, and `brief` on standard
+  /// input as a spawned worker gets its launch; the worker's ends are closed here, whatever
+  /// happens.
   ///
   /// The worker is this process's child, as a spawned one is: the host reaps it, and its
   /// parent-death signal follows the host, not the template.
   package init(
-    name: String, forkedBy template: WorkerTemplate, request: String, socketPath: String, secret: LaunchSecret,
+    name: String, forkedBy template: WorkerTemplate, request: String, handing connections: HandedConnections,
     brief: String = "", limits: LimitRequest? = nil, output: @escaping @Sendable (OutputLine) -> Void
   ) throws {
+    defer { connections.closeWorkerEnds() }
     self.name = name
     let life = ProcessLife()
     let (console, workerEnd) = try WorkerConsole.make()
@@ -96,8 +100,10 @@ package final class WorkerProcess: Sendable {
     let started: (pid: pid_t, pidfd: Int32)
     do {
       defer { for end in [workerEnd, standardError.write] { Glibc.close(end) } }
-      // Standard input, output and error, in that order: the console is the first two.
-      started = try template.fork(request: request, descriptors: [workerEnd, workerEnd, standardError.write])
+      // Standard input, output and error, in that order (the console is the first two), then
+      // the connections.
+      started = try template.fork(
+        request: request, descriptors: [workerEnd, workerEnd, standardError.write] + connections.workerDescriptors)
     } catch {
       console.close()
       Glibc.close(standardError.read)
@@ -124,16 +130,11 @@ package final class WorkerProcess: Sendable {
     Self.forwardLines(of: standardError.read, as: .standardError, from: name, to: output, life: life)
     do {
       try life.enforce(limits, name: name)
-      try life.write(Self.launch(socketPath: socketPath, secret: secret, brief: brief))
+      try life.write(WorkerLaunch.text(.handed, brief: brief))
     } catch {
       _ = life.signal(SIGKILL)
       throw error
     }
-  }
-
-  /// What a worker reads on standard input (`WorkerLaunch`): three lines.
-  private static func launch(socketPath: String, secret: LaunchSecret, brief: String) -> [UInt8] {
-    Array("\(socketPath)\n\(secret.text)\n\(brief)\n".utf8)
   }
 
   /// A pipe whose ends are closed in programs this process starts.

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// The template is started like any worker (its launch on standard input, the handshake with
 /// its secret and pid); then each request carries the new worker's standard input, output and
-/// error as descriptors (SCM_RIGHTS), and the answer its pidfd. A new worker is the host's
+/// error and its two connections as descriptors (SCM_RIGHTS), and the answer its pidfd. A new worker is the host's
 /// child, not the template's (CLONE_PARENT): the host reaps it, its parent-death signal follows
 /// the host, and it goes on when the template dies.
 ///
@@ -21,7 +21,7 @@ import Synchronization
 ///   executable: workerURL, arguments: ["--bulkhead-zygote", "timers"], directory: directory,
 ///   within: .seconds(10)) { line in print("[\(line.worker)] \(line.text)") }
 /// let worker = try WorkerProcess(
-///   name: "w0-0", forkedBy: template, request: "timers", socketPath: path, secret: secret
+///   name: "w0-0", forkedBy: template, request: "timers", handing: try HandedConnections()
 /// ) { line in print("[\(line.worker)] \(line.text)") }
 /// ```
 package final class WorkerTemplate: Sendable {
@@ -103,8 +103,9 @@ package final class WorkerTemplate: Sendable {
   }
 
   /// Asks the template for a new worker that serves `request`, with `descriptors` (its
-  /// standard input, output and error) as its own; the caller keeps and closes its copies.
-  /// Returns the worker's pid and a pidfd for it, which the caller owns.
+  /// standard input, output and error, and its two connections) as its own; the caller keeps
+  /// and closes its copies. Returns the worker's pid, as its pidfd says, and the pidfd, which
+  /// the caller owns.
   ///
   /// - Throws: `TransportError` when the template is gone, does not answer within its
   ///   deadline, or could not fork (the reason is in the error).
@@ -125,7 +126,13 @@ package final class WorkerTemplate: Sendable {
       let (status, detail, pidfd) = try answer(on: socket, within: Self.forkDeadline)
       switch (status, pidfd >= 0) {
       case (Int32(bulkhead_template_started), true) where detail > 0:
-        return (detail, pidfd)
+        // The pidfd is the worker: signals go through it, and limits by its pid.
+        let pid = bulkhead_pidfd_pid(pidfd)
+        guard pid == detail else {
+          Glibc.close(pidfd)
+          throw .malformed("the worker template (pid \(process.pid)) answered pid \(detail) with a pidfd for \(pid)")
+        }
+        return (pid, pidfd)
       case (Int32(bulkhead_template_fork_failed), false):
         throw .system(call: "clone3", errno: detail, context: "the worker template (pid \(process.pid))")
       case (Int32(bulkhead_template_too_many_threads), false):

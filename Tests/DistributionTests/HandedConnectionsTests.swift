@@ -1,0 +1,82 @@
+import Bulkhead
+@testable import BulkheadDistribution
+import Foundation
+import Synchronization
+import Testing
+import Transport
+
+/// A worker forked from a template gets its two connections with its fork (`HandedConnections`):
+/// it serves on them, the host keeps no copy of the worker's ends, and a worker handed
+/// something else, or a template that dies with a request unanswered, fails with a clear error.
+@Suite(.serialized) struct HandedConnectionsTests {
+  @Test func aForkedWorkerGreetsAndServesOnTheConnectionsHandedWithItsFork() throws {
+    let template = try startTemplate()
+    defer { template.close() }
+    let handed = try HandedConnections()
+    let worker = try WorkerProcess(name: "counter1", forkedBy: template, request: "counter1", handing: handed) { _ in }
+    defer { worker.kill() }
+
+    let system = SocketActorSystem(connection: handed.control, callTimeout: .seconds(10), reading: .byCaller)
+    defer { system.close() }
+    let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: system)
+    guard case let .serving(greeting) = try endpoint.helloSynchronously() else {
+      Issue.record("the forked worker did not say it serves counter1")
+      return
+    }
+    #expect(greeting.boundary == "counter1")
+    // The host let its copies of the worker's ends go: the worker's death ends the connections.
+    worker.kill()
+    #expect(ProcessWatch.waitForExit(of: worker.pid, milliseconds: 5_000))
+    try handed.effects.setReceiveTimeout(milliseconds: 5_000)
+    #expect(try handed.effects.receive() == nil)
+  }
+
+  @Test func aWorkerHandedSomethingElseThanItsHostsConnectionsSaysSo() throws {
+    // A launch that says the connections were handed, and descriptor 3 a file, not a socket.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments =
+      ["-c", "exec \"$@\" 3</dev/null 4</dev/null", "sh", workerExecutable.path]
+      + WorkerCommand.Role(app: "two-counters", boundary: "counter1").arguments
+    let input = Pipe()
+    let errors = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = errors
+    try process.run()
+    try input.fileHandleForWriting.write(contentsOf: WorkerLaunch.text(.handed, brief: ""))
+    let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    try input.fileHandleForWriting.close()
+
+    #expect(process.terminationStatus != 0)
+    #expect(said.contains("descriptor 3 is not a connection from this worker's host: not a socket"), "it said: \(said)")
+  }
+
+  @Test func aTemplateThatDiesWithARequestUnansweredFailsTheForkAtOnce() throws {
+    let template = try startTemplate()
+    defer { template.close() }
+    let handed = try HandedConnections()
+    // Stopped, it reads no request; killed (most likely once the request is sent, whose answer
+    // is then awaited; or before, and the request cannot be sent), it answers none.
+    #expect(template.process.send(signal: SIGSTOP))
+    DetachedThread.run { template.process.kill() }
+    let started = ContinuousClock.now
+    #expect(throws: TransportError.self) {
+      _ = try WorkerProcess(name: "counter1", forkedBy: template, request: "counter1", handing: handed) { _ in }
+    }
+    #expect(ContinuousClock.now - started < WorkerTemplate.forkDeadline)
+    // Nothing of the worker's ends stayed open in the host.
+    try handed.control.setReceiveTimeout(milliseconds: 5_000)
+    #expect(try handed.control.receive() == nil)
+  }
+
+  /// A template of the two-counters app, started as a composition starts one.
+  private func startTemplate() throws -> WorkerTemplate {
+    let directory = try SocketDirectory.create()
+    defer { directory.remove() }
+    return try WorkerTemplate(
+      executable: workerExecutable, arguments: WorkerCommand.TemplateRole(app: "two-counters").arguments,
+      directory: directory, within: .seconds(10)) { _ in }
+  }
+}
