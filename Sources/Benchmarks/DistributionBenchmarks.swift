@@ -79,11 +79,9 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
 @MainActor
 func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row] {
   let raw = try await rawRoundTrip(iterations: 20_000)
-  let composition = try payloadComposition()
-  defer { composition.shutdown() }
-  let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
-  let worker = composition.processes.first?.pids.first ?? 0
-  let row = remoteActionRow(label: label, store: store, worker: worker, iterations: iterations, goal: nil).row
+  let row = try await withPayloadStore { store, worker in
+    remoteActionRow(label: label, store: store, worker: worker, iterations: iterations, goal: nil).row
+  }
   let spinning = spinningRawRow(label: label, nanoseconds: try await rawRoundTrip(iterations: 20_000, spinning: true))
   return [Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil)]
     + [row, spinning].map { Row(name: $0.name, value: $0.value, unit: $0.unit, baseline: raw / 1000, goal: $0.goal) }
@@ -94,15 +92,25 @@ func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row
 @MainActor
 func effectStreamBenchmarks(label: String, streamed: Int) async throws -> [Row] {
   let raw = try await rawRoundTrip(iterations: 20_000)
-  let composition = try payloadComposition()
-  defer { composition.shutdown() }
-  let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
-  let worker = composition.processes.first?.pids.first ?? 0
-  let row = await effectStreamRow(label: label, store: store, worker: worker, streamed: streamed, rounds: 3)
+  let row = try await withPayloadStore { store, worker in
+    await effectStreamRow(label: label, store: store, worker: worker, streamed: streamed, rounds: 3)
+  }
   return [
     Row(name: "\(label) raw 16-byte round trip", value: raw / 1000, unit: "µs", baseline: nil),
     Row(name: row.name, value: row.value, unit: row.unit, baseline: raw / 1000, goal: row.goal),
   ]
+}
+
+/// `body` with a store of the Payload example whose `store` boundary is in a worker, and that
+/// worker's pid; the composition ends when `body` returns.
+@MainActor
+private func withPayloadStore<Result>(
+  _ body: (Store<Payload.State, Payload.Action>, Int32) async throws -> Result
+) async throws -> Result {
+  let composition = try payloadComposition()
+  defer { composition.shutdown() }
+  let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+  return try await body(store, composition.processes.first?.pids.first ?? 0)
 }
 
 /// `streamed` effect actions sent one after another by an effect in the worker, each through

@@ -153,6 +153,16 @@ enum CPULayout: Int32 {
   }
 }
 
+/// The rows `measure` makes with its processes on two cores, then those it makes on one,
+/// each labelled so.
+@MainActor
+func onTwoCoresThenOne(_ measure: (String) async throws -> [Row]) async rethrows -> [Row] {
+  CPULayout.twoCores.apply()
+  let twoCores = try await measure("two cores:")
+  CPULayout.oneCore.apply()
+  return twoCores + (try await measure("one core:"))
+}
+
 /// Round trips and throughput across a process boundary, each against the raw round trip of
 /// 16 bytes over a Unix socket measured in the same run.
 func transportBenchmarks(label: String) async throws -> [Row] {

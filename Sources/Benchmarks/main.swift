@@ -45,29 +45,14 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "remote-action" {
   let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 20_000
-  CPULayout.twoCores.apply()
-  var rows = try await remoteActionBenchmarks(label: "two cores:", iterations: iterations)
-  CPULayout.oneCore.apply()
-  rows += try await remoteActionBenchmarks(label: "one core:", iterations: iterations)
-  printTable("One remote action", rows)
+  printTable("One remote action", try await onTwoCoresThenOne { try await remoteActionBenchmarks(label: $0, iterations: iterations) })
 } else if CommandLine.arguments.dropFirst().first == "effect-stream" {
   let streamed = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
-  CPULayout.twoCores.apply()
-  var rows = try await effectStreamBenchmarks(label: "two cores:", streamed: streamed)
-  CPULayout.oneCore.apply()
-  rows += try await effectStreamBenchmarks(label: "one core:", streamed: streamed)
-  printTable("A stream of effect actions", rows)
+  printTable("A stream of effect actions", try await onTwoCoresThenOne { try await effectStreamBenchmarks(label: $0, streamed: streamed) })
 } else if CommandLine.arguments.dropFirst().first == "nested" {
-  CPULayout.twoCores.apply()
-  var nested = try nestedBenchmarks(label: "two cores:")
-  CPULayout.oneCore.apply()
-  nested += try nestedBenchmarks(label: "one core:")
-  printTable("Nested placement (the Account example)", nested)
+  printTable("Nested placement (the Account example)", try await onTwoCoresThenOne { try nestedBenchmarks(label: $0) })
 } else if CommandLine.arguments.dropFirst().first == "instrumentation" {
-  CPULayout.twoCores.apply()
-  var rows = try instrumentationBenchmarks(label: "two cores:", command: childWorker())
-  CPULayout.oneCore.apply()
-  rows += try instrumentationBenchmarks(label: "one core:", command: childWorker())
+  let rows = try await onTwoCoresThenOne { try instrumentationBenchmarks(label: $0, command: childWorker()) }
   printTable("What the timings and the trace add to a remote action (the Payload example)", rows)
 } else if CommandLine.arguments.dropFirst().first == "presenting" {
   printTable("Presenting a sheet right after the last was dismissed (Notes)", try presentationBenchmarks())
@@ -81,11 +66,9 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
   printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
 } else if CommandLine.arguments.dropFirst().first == "async-dependencies" {
-  CPULayout.twoCores.apply()
-  var asyncCalls = try await asyncDependencyBenchmarks(label: "two cores:")
-  CPULayout.oneCore.apply()
-  asyncCalls += try await asyncDependencyBenchmarks(label: "one core:")
-  printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
+  printTable(
+    "Async dependencies across a boundary (the Lobby example)",
+    try await onTwoCoresThenOne { try await asyncDependencyBenchmarks(label: $0) })
 } else {
   printTable("In-process core (per action)", coreBenchmarks() + storeBenchmarks() + timingPrimitiveBenchmarks())
   printTable("Codec (one 20-item state)", try codecBenchmarks())
