@@ -12,6 +12,9 @@ struct StoredFieldCoding: Sendable {
   let difference: @Sendable (UnsafeRawPointer, UnsafeRawPointer, Int) throws -> StatePatch?
   /// Applies a patch to the field at the pointer.
   let apply: @Sendable (StatePatch, UnsafeMutableRawPointer) throws -> Void
+  /// Takes, on the field at the pointer, at a depth, the path a change of it takes
+  /// (`StatePatch.rehearseChange(of:depth:)`); a nil optional has nothing to take it on.
+  let rehearseChange: @Sendable (UnsafeRawPointer, Int) -> Void
 
   /// The coding of a field of `type`, whose value the capturing encoder saw as `captured`
   /// (nil: left out); nil when that is not how this coding would encode it.
@@ -39,6 +42,9 @@ struct StoredFieldCoding: Sendable {
       apply: { patch, field in
         let field = field.assumingMemoryBound(to: Value.self)
         field.pointee = try StatePatch.apply(patch, to: field.pointee)
+      },
+      rehearseChange: { field, depth in
+        StatePatch.rehearseChange(of: field.assumingMemoryBound(to: Value.self).pointee, depth: depth)
       })
   }
 
@@ -69,6 +75,10 @@ struct StoredFieldCoding: Sendable {
           }
           field.pointee = try StatePatch.apply(patch, to: old)
         }
+      },
+      rehearseChange: { field, depth in
+        guard let value = field.assumingMemoryBound(to: Wrapped?.self).pointee else { return }
+        StatePatch.rehearseChange(of: value, depth: depth)
       })
   }
 }

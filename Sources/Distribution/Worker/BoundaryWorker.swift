@@ -112,8 +112,11 @@ extension BoundaryWorker {
     // workers it may start of its own), and its endpoints' targets.
     _ = WorkerCommand.runningExecutable
     EndpointRehearsal.run()
-    // A server's dependencies start from the task-local ones, made the first time they are read.
-    _ = DependencyValues.current
+    // A server's dependencies start from the task-local ones, made the first time they are
+    // read, fresh, with the host's clock set in them: a clock's first setting is made here.
+    var dependencies = DependencyValues.current.withFreshDefaults()
+    dependencies.continuousClock = ContinuousClock()
+    withExtendedLifetime(dependencies) {}
     // And visits the boundaries as a worker looking for its own does.
     if let inner = try? InnerPlacement(brief: "") {
       var finder = BoundaryFinder(target: "", nesting: Nesting(inner: inner, command: nil))
@@ -132,11 +135,14 @@ private struct Rehearsal: BoundaryVisitor {
     let states = ValueCoding(Child.State.self)
     let actions = ValueCoding(Child.Action.self)
     _ = Wire.Greeting(boundary: path, child: Child.self)
-    _ = ObjectIdentifier(ChildServer<Child>.self)
+    let sample = LeastValueDecoder.sample(of: Child.State.self)
+    ChildServer<Child>.makeMetadata(keeping: sample)
     // Errors only mean a path left unrehearsed: the worker takes it as it would have.
-    if let states, let sample = LeastValueDecoder.sample(of: Child.State.self) {
+    if let states, let sample {
       _ = try? states.patch(nil, sample).map { whole in try states.apply(whole, nil) }
       _ = try? states.patch(sample, states.decode(states.encode(sample)))
+      // A first action changes a field, which the sample crossing unchanged never does.
+      if let encodable = sample as? any Encodable { StatePatch.rehearseChange(of: encodable) }
     }
     if let actions, let sample = LeastValueDecoder.sample(of: Child.Action.self) {
       _ = try? actions.decode(actions.encode(sample))
@@ -285,6 +291,21 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     self.core = Locked(Core(child: child, base: base))
     self.hello = .serving(Wire.Greeting(boundary: boundary, child: Child.self))
     runner.precomputer = self
+  }
+
+  /// Makes the metadata of what a server of this child keeps (its core, its slots and their
+  /// events), which the runtime otherwise builds the first time a process makes such a server
+  /// and runs a first request; `sample`, a state, takes a slot through a request and a drop.
+  /// A worker template does this for each boundary, so that its forks inherit it. Starts no
+  /// thread.
+  static func makeMetadata(keeping sample: Child.State?) {
+    _ = ObjectIdentifier(Locked<Core>.self)
+    var slots = WorkerSlots<Child.State>()
+    _ = slots.handle(.requested(slot: [], hostVersion: nil))
+    if let sample {
+      _ = slots.handle(.ran(slot: [], Slot(version: slots.newVersion(), state: sample)))
+      _ = slots.handle(.dropped(slot: []))
+    }
   }
 
   func handle(_ request: Wire.Request) -> Wire.Answer {
