@@ -61,6 +61,22 @@ import TransportTestSupport
       var value = 0
       static func == (lhs: Shared, rhs: Shared) -> Bool { lhs.value == rhs.value }
     }
+    // A renamed optional that is nil in the first value seen is found all the same: by the keys
+    // decoding reads, not by what that value encodes (a template's first values are all nil).
+    struct RenamedWhenPresent: Codable, Equatable {
+      var note: String?
+      var count = 0
+      enum CodingKeys: String, CodingKey {
+        case note = "n"
+        case count
+      }
+    }
+    struct OptionalUnderItsName: Codable, Equatable {
+      var note: String?
+      var count = 0
+    }
+    #expect(StoredLayout.of(RenamedWhenPresent.self, sample: RenamedWhenPresent()) == nil)
+    #expect(StoredLayout.of(OptionalUnderItsName.self, sample: OptionalUnderItsName()) != nil)
     #expect(StoredLayout.of(Renamed.self, sample: Renamed()) == nil)
     #expect(StoredLayout.of(LeavesOut.self, sample: LeavesOut()) == nil)
     #expect(StoredLayout.of(Computed.self, sample: Computed()) == nil)

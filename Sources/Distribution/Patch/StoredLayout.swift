@@ -92,7 +92,13 @@ struct StoredLayout: Sendable {
       return true
     }
     // Every coding key must name a stored property, or a field would be lost on the way.
-    guard enumerated, fits, Set(captured.keys).isSubset(of: fields.map(\.name)) else { return nil }
+    let names = Set(fields.map(\.name))
+    guard enumerated, fits, Set(captured.keys).isSubset(of: names) else { return nil }
+    // An optional left out because it is nil says nothing of its key, which could be renamed:
+    // then ask which keys decoding reads, so that the verdict does not depend on the sample.
+    if captured.count < fields.count {
+      guard let keysRead = LeastValueDecoder.keysRead(decoding: Value.self), keysRead.isSubset(of: names) else { return nil }
+    }
     return StoredLayout(fields: fields)
   }
 }

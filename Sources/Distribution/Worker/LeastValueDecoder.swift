@@ -15,6 +15,13 @@ struct LeastValueDecoder: Decoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
   /// The case names of the type being decoded, when it is an enum.
   private var cases: [String] = []
+  /// Where the keys of the outermost keyed container are noted as `init(from:)` asks for them.
+  private var keysRead: KeysRead?
+
+  /// The names of the keys an `init(from:)` asks for, in a box its containers share.
+  private final class KeysRead {
+    var names: Set<String> = []
+  }
 
   /// How deep values nest before the decoder gives up: a recursive enum would never end.
   private static let maximumDepth = 32
@@ -36,13 +43,25 @@ struct LeastValueDecoder: Decoder {
     return (try? decodable.init(from: LeastValueDecoder(decoding: type, at: []))) as? Value
   }
 
+  /// The names of the keys `type`'s `init(from:)` asks its outermost keyed container for, while
+  /// it decodes a value of least values: every key it reads, optional or not, whatever a
+  /// value holds; nil when such a value cannot be made.
+  static func keysRead(decoding type: Any.Type) -> Set<String>? {
+    guard let decodable = type as? any Decodable.Type, var decoder = try? LeastValueDecoder(decoding: type, at: [])
+    else { return nil }
+    let keysRead = KeysRead()
+    decoder.keysRead = keysRead
+    guard (try? decodable.init(from: decoder)) != nil else { return nil }
+    return keysRead.names
+  }
+
   /// A decoder of a `T` at `codingPath`.
   private static func decode<T: Decodable>(_: T.Type, at codingPath: [any CodingKey]) throws -> T {
     try T(from: LeastValueDecoder(decoding: T.self, at: codingPath))
   }
 
   func container<Key: CodingKey>(keyedBy _: Key.Type) -> KeyedDecodingContainer<Key> {
-    KeyedDecodingContainer(Keyed<Key>(codingPath: codingPath, cases: cases))
+    KeyedDecodingContainer(Keyed<Key>(codingPath: codingPath, cases: cases, keysRead: keysRead))
   }
 
   func unkeyedContainer() -> any UnkeyedDecodingContainer { Unkeyed(codingPath: codingPath) }
@@ -54,18 +73,25 @@ struct LeastValueDecoder: Decoder {
   private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey]
     var cases: [String] = []
+    var keysRead: KeysRead? = nil
     var allKeys: [Key] { cases.lazy.compactMap(Key.init(stringValue:)).prefix(1).map { $0 } }
 
-    func contains(_: Key) -> Bool { true }
-    func decodeNil(forKey _: Key) -> Bool { true }
+    func contains(_ key: Key) -> Bool {
+      keysRead?.names.insert(key.stringValue)
+      return true
+    }
+    func decodeNil(forKey key: Key) -> Bool { contains(key) }
     func decode<T: Decodable>(_: T.Type, forKey key: Key) throws -> T {
-      try LeastValueDecoder.decode(T.self, at: codingPath + [key])
+      _ = contains(key)
+      return try LeastValueDecoder.decode(T.self, at: codingPath + [key])
     }
     func nestedContainer<NestedKey: CodingKey>(keyedBy _: NestedKey.Type, forKey key: Key) -> KeyedDecodingContainer<NestedKey> {
-      KeyedDecodingContainer(Keyed<NestedKey>(codingPath: codingPath + [key]))
+      _ = contains(key)
+      return KeyedDecodingContainer(Keyed<NestedKey>(codingPath: codingPath + [key]))
     }
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedDecodingContainer {
-      Unkeyed(codingPath: codingPath + [key])
+      _ = contains(key)
+      return Unkeyed(codingPath: codingPath + [key])
     }
     func superDecoder() -> any Decoder { LeastValueDecoder(at: codingPath) }
     func superDecoder(forKey key: Key) -> any Decoder { LeastValueDecoder(at: codingPath + [key]) }
