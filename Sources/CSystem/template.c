@@ -149,17 +149,22 @@ static void rename_as_worker(void) {
   }
 }
 
-/// Becomes a worker: takes the request's descriptors as standard input, output and error and
-/// as its connections (descriptors 3 and 4, closed on exec), closes every other descriptor the
-/// template had, and runs the child's code, which never returns. Runs in the new process, on
-/// its only thread.
-static void become_worker(struct template_server *server, const int *descriptors, const char *request,
+/// Becomes a worker: joins the cgroups whose `tasks` files came after the request's first
+/// descriptors, takes those as standard input, output and error and as its connections
+/// (descriptors 3 and 4, closed on exec), closes every other descriptor the template had, and
+/// runs the child's code, which never returns. Runs in the new process, on its only thread.
+static void become_worker(struct template_server *server, const int *descriptors, int received, const char *request,
                           struct robust_list_head *robust, size_t robust_length) {
   // What glibc's fork does in the child besides the clone itself: the kernel forgets the
   // robust-futex list of a new process. (The thread id glibc keeps is written by the kernel,
   // CLONE_CHILD_SETTID; the pid is not cached by glibc since 2.25.)
   if (robust != NULL) syscall(SYS_set_robust_list, robust, robust_length);
   enum { count = bulkhead_template_request_descriptors };
+  // Writing "0" moves the writing thread, the process's only one: the worker is in its groups
+  // before it runs any code of its own, and one that cannot join them never runs at all.
+  for (int index = count; index < received; index++) {
+    if (write(descriptors[index], "0", 1) != 1) _exit(72);
+  }
   // Moved above their places first: one may arrive as another's place (3 or 4).
   int moved[count];
   for (int index = 0; index < count; index++) {
@@ -180,10 +185,10 @@ static void become_worker(struct template_server *server, const int *descriptors
 }
 
 /// Forks one worker for `request`, with `descriptors` (standard input, output and error, and
-/// its connections) as its own, and with the template's parent as its parent (CLONE_PARENT):
-/// the host reaps it, sees it exit through the pidfd, and its parent-death signal follows the
-/// host.
-static void fork_worker(struct template_server *server, const int *descriptors, const char *request,
+/// its connections) as its own, in the cgroups whose `tasks` files follow them (`received`
+/// descriptors in all), and with the template's parent as its parent (CLONE_PARENT): the host
+/// reaps it, sees it exit through the pidfd, and its parent-death signal follows the host.
+static void fork_worker(struct template_server *server, const int *descriptors, int received, const char *request,
                         int *tid_address, struct robust_list_head *robust, size_t robust_length) {
   // The main thread waits in pthread_join and this one: anything more (a Dispatch or Swift
   // concurrency thread started by the app's code) may hold a lock the new worker would
@@ -208,7 +213,7 @@ static void fork_worker(struct template_server *server, const int *descriptors, 
   // no signal of its own with CLONE_PARENT.
   arguments.exit_signal = 0;
   long pid = syscall(SYS_clone3, &arguments, sizeof(arguments));
-  if (pid == 0) become_worker(server, descriptors, request, robust, robust_length);
+  if (pid == 0) become_worker(server, descriptors, received, request, robust, robust_length);
   if (pid < 0) {
     reply(server->connection, bulkhead_template_fork_failed, errno, -1);
     return;
@@ -240,10 +245,11 @@ static void *serve_requests(void *raw) {
     // Input ends (or anything arrives on it) when the host lets the template go.
     if (watched[1].revents != 0) return NULL;
     if (watched[0].revents == 0) continue;
-    int descriptors[bulkhead_template_request_descriptors];
+    enum { most = bulkhead_template_request_descriptors + bulkhead_template_join_descriptors };
+    int descriptors[most];
     int count = 0;
     ssize_t length = bulkhead_receive_with_descriptors(server->connection, request, bulkhead_template_request_limit,
-                                                       descriptors, bulkhead_template_request_descriptors, &count);
+                                                       descriptors, most, &count);
     if (length == 0) return NULL;
     if (length < 0) {
       if (errno == EMSGSIZE) {
@@ -254,8 +260,8 @@ static void *serve_requests(void *raw) {
       return NULL;
     }
     request[length] = 0;
-    if (count == bulkhead_template_request_descriptors && memchr(request, 0, (size_t)length) == NULL) {
-      fork_worker(server, descriptors, request, tid_address, robust, robust_length);
+    if (count >= bulkhead_template_request_descriptors && memchr(request, 0, (size_t)length) == NULL) {
+      fork_worker(server, descriptors, count, request, tid_address, robust, robust_length);
     } else {
       reply(server->connection, bulkhead_template_bad_request, count, -1);
     }

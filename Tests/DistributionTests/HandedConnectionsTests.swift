@@ -70,13 +70,13 @@ import Transport
     try handed.control.setReceiveTimeout(milliseconds: 5_000)
     #expect(try handed.control.receive() == nil)
   }
+}
 
-  /// A template of the two-counters app, started as a composition starts one.
-  private func startTemplate() throws -> WorkerTemplate {
-    let directory = try SocketDirectory.create()
-    defer { directory.remove() }
-    return try WorkerTemplate(
-      executable: workerExecutable, arguments: WorkerCommand.TemplateRole(app: "two-counters").arguments,
-      directory: directory, within: .seconds(10)) { _ in }
-  }
+/// A template of the two-counters app, started as a composition starts one.
+func startTemplate() throws -> WorkerTemplate {
+  let directory = try SocketDirectory.create()
+  defer { directory.remove() }
+  return try WorkerTemplate(
+    executable: workerExecutable, arguments: WorkerCommand.TemplateRole(app: "two-counters").arguments,
+    directory: directory, within: .seconds(10)) { _ in }
 }

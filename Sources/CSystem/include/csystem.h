@@ -63,9 +63,13 @@ enum { bulkhead_template_request_limit = 1024 };
 
 /// The descriptors that come with a request, in this order: the new worker's standard input,
 /// output and error, then its two connections to the host, which it finds as descriptors
-/// `bulkhead_template_control_descriptor` and `bulkhead_template_effects_descriptor`.
+/// `bulkhead_template_control_descriptor` and `bulkhead_template_effects_descriptor`. Up to
+/// `bulkhead_template_join_descriptors` more may follow: each a cgroup v1 `tasks` file open for
+/// writing, which the new worker joins itself, as its first act, by writing "0" to it (a task
+/// moving itself alone skips the kernel's global lock that moving another process takes).
 enum {
   bulkhead_template_request_descriptors = 5,
+  bulkhead_template_join_descriptors = 2,
   bulkhead_template_control_descriptor = 3,
   bulkhead_template_effects_descriptor = 4,
 };
@@ -89,7 +93,8 @@ typedef void (*bulkhead_template_child)(void *context, const char *request);
 /// Serves a host's requests on `connection` until it closes, or `input` ends: for each, forks
 /// a worker whose parent is the template's parent, hands it the descriptors that came with the
 /// request (`bulkhead_template_request_descriptors`: its standard input, output and error, and
-/// its two connections), and calls `child` in it. Serves
+/// its two connections), has it join the cgroups whose `tasks` files follow them (it exits
+/// with 72 if it cannot), and calls `child` in it. Serves
 /// from a thread of its own (the calling thread waits), so that the new workers do not
 /// inherit the calling thread's caches of its thread id. 0 when the host let it go, -1 with
 /// errno on failure.

@@ -1,5 +1,6 @@
 import CSystem
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -12,7 +13,9 @@ import Foundation
 ///
 /// The host calls `enforce` between starting a worker and handing it its launch: the worker
 /// waits for the launch before it runs any of the app's code, so it serves under its limits
-/// from its first action, whether it was spawned or forked from the template.
+/// from its first action, whether it was spawned or forked from the template. Under cgroup v1
+/// a forked worker's groups are made before the fork (`groupsToJoin`), and the worker joins
+/// them itself as it begins.
 ///
 /// ```swift
 /// let enforcer = LimitEnforcer(mechanism: .detect())
@@ -23,6 +26,8 @@ package final class LimitEnforcer: Sendable {
   private let hostDirectory = "\(LimitEnforcer.prefix)\(getpid())"
   /// Holds workers to their CPU share where no cgroup does.
   private let throttle = CPUThrottle()
+  /// Numbers the groups made before their worker's pid is known.
+  private let groupsMadeAhead = Atomic(0)
 
   private static let prefix = "bulkhead-"
 
@@ -31,38 +36,55 @@ package final class LimitEnforcer: Sendable {
     for root in mechanism.roots { Self.sweep(root) }
   }
 
+  /// The cgroup v1 groups of worker `name`, about to be forked, made now with `limits`
+  /// written, for the worker to join as it begins; nil where it joins none (cgroup v2 and
+  /// resource limits, or no memory or cpu limit a group holds), and `enforce` does the rest.
+  ///
+  /// - Throws: `TransportError.system` naming the file or call that failed.
+  package func groupsToJoin(_ limits: ResourceLimits, name: String) throws(TransportError) -> JoinableGroups? {
+    guard case let .cgroup1(memory, cpu) = mechanism else { return nil }
+    let number = groupsMadeAhead.add(1, ordering: .relaxed).newValue
+    let groups = try makeGroups(memory: memory, cpu: cpu, limits: limits, named: "\(name)-new-\(number)")
+    guard !groups.isEmpty else { return nil }
+    var descriptors: [Int32] = []
+    for group in groups {
+      let descriptor = open(group + "/tasks", O_WRONLY | O_CLOEXEC)
+      guard descriptor >= 0 else {
+        let failure = TransportError.system(call: "open", errno: errno, context: group + "/tasks")
+        for descriptor in descriptors { Glibc.close(descriptor) }
+        for group in groups { rmdir(group) }
+        throw failure
+      }
+      descriptors.append(descriptor)
+    }
+    return JoinableGroups(directories: groups, descriptors: descriptors)
+  }
+
   /// Bounds process `pid`, the worker `name`, by `limits`; `signal` reaches it through its
-  /// pidfd, for the host's CPU throttle.
+  /// pidfd, for the host's CPU throttle. A worker forked into `joined` (`groupsToJoin`) is
+  /// in its groups already: they are renamed for its pid.
   ///
   /// - Throws: `TransportError.system` naming the file or call that failed.
   package func enforce(
-    _ limits: ResourceLimits, on pid: pid_t, name: String, signal: @escaping @Sendable (Int32) -> Bool
+    _ limits: ResourceLimits, on pid: pid_t, name: String, joined: JoinableGroups? = nil,
+    signal: @escaping @Sendable (Int32) -> Bool
   ) throws(TransportError) -> EnforcedLimits {
-    var groups: [String] = []
+    var groups: [String] = joined?.directories ?? []
     do throws(TransportError) {
       if let files = limits.files { try setLimit(Int32(bulkhead_limit_files), to: UInt64(files), on: pid) }
-      switch mechanism {
-      case let .cgroup2(directory):
-        let group = try makeGroup(in: directory, for: name, pid: pid)
+      switch (mechanism, joined) {
+      case (_, .some(let joined)):
+        groups = joined.named(name, pid: pid)
+      case let (.cgroup2(directory), nil):
+        let group = try makeGroup(in: directory, named: "\(name)-\(pid)")
         groups.append(group)
         if let bytes = limits.memoryBytes { try write("\(bytes)", to: group + "/memory.max") }
         if let percent = limits.cpuPercent { try write("\(percent * 1_000) 100000", to: group + "/cpu.max") }
         try write("\(pid)", to: group + "/cgroup.procs")
-      case let .cgroup1(memory, cpu):
-        if let bytes = limits.memoryBytes {
-          let group = try makeGroup(in: memory, for: name, pid: pid)
-          groups.append(group)
-          try write("\(bytes)", to: group + "/memory.limit_in_bytes")
-          try write("\(pid)", to: group + "/cgroup.procs")
-        }
-        if let percent = limits.cpuPercent, let cpu {
-          let group = try makeGroup(in: cpu, for: name, pid: pid)
-          groups.append(group)
-          try write("100000", to: group + "/cpu.cfs_period_us")
-          try write("\(percent * 1_000)", to: group + "/cpu.cfs_quota_us")
-          try write("\(pid)", to: group + "/cgroup.procs")
-        }
-      case .resourceLimits:
+      case let (.cgroup1(memory, cpu), nil):
+        groups = try makeGroups(memory: memory, cpu: cpu, limits: limits, named: "\(name)-\(pid)")
+        for group in groups { try write("\(pid)", to: group + "/cgroup.procs") }
+      case (.resourceLimits, nil):
         if let bytes = limits.memoryBytes { try setLimit(Int32(bulkhead_limit_data), to: UInt64(bytes), on: pid) }
       }
     } catch {
@@ -80,11 +102,34 @@ package final class LimitEnforcer: Sendable {
     for root in mechanism.roots { rmdir(root + "/" + hostDirectory) }
   }
 
-  /// Makes `root/bulkhead-HOSTPID/NAME-PID`, and the host's directory first if need be.
-  private func makeGroup(in root: String, for name: String, pid: pid_t) throws(TransportError) -> String {
+  /// Makes the cgroup v1 groups `limits` needs, named `name`, with their limits written: in
+  /// the memory hierarchy, and in the cpu one where the host may write it (a new group's
+  /// `cpu.cfs_period_us` is the kernel's 100 ms already). Removes what it made if it fails.
+  private func makeGroups(
+    memory: String, cpu: String?, limits: ResourceLimits, named name: String
+  ) throws(TransportError) -> [String] {
+    var groups: [String] = []
+    do throws(TransportError) {
+      if let bytes = limits.memoryBytes {
+        groups.append(try makeGroup(in: memory, named: name))
+        try write("\(bytes)", to: groups[groups.count - 1] + "/memory.limit_in_bytes")
+      }
+      if let percent = limits.cpuPercent, let cpu {
+        groups.append(try makeGroup(in: cpu, named: name))
+        try write("\(percent * 1_000)", to: groups[groups.count - 1] + "/cpu.cfs_quota_us")
+      }
+    } catch {
+      for group in groups { rmdir(group) }
+      throw error
+    }
+    return groups
+  }
+
+  /// Makes `root/bulkhead-HOSTPID/GROUP`, and the host's directory first if need be.
+  private func makeGroup(in root: String, named group: String) throws(TransportError) -> String {
     let host = root + "/" + hostDirectory
     if mkdir(host, 0o755) != 0, errno != EEXIST { throw .system(call: "mkdir", errno: errno, context: host) }
-    let group = host + "/\(name)-\(pid)"
+    let group = host + "/" + group
     if mkdir(group, 0o755) != 0 { throw .system(call: "mkdir", errno: errno, context: group) }
     return group
   }

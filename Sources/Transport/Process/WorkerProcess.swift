@@ -98,13 +98,20 @@ package final class WorkerProcess: Sendable {
       throw error
     }
     let started: (pid: pid_t, pidfd: Int32)
+    var groups: JoinableGroups?
     do {
       defer { for end in [workerEnd, standardError.write] { Glibc.close(end) } }
+      groups = try limits.flatMap { limits throws(TransportError) in
+        try limits.enforcer.groupsToJoin(limits.limits, name: name)
+      }
+      defer { groups?.closeDescriptors() }
       // Standard input, output and error, in that order (the console is the first two), then
-      // the connections.
+      // the connections, then the cgroups it joins as it begins.
       started = try template.fork(
-        request: request, descriptors: [workerEnd, workerEnd, standardError.write] + connections.workerDescriptors)
+        request: request,
+        descriptors: [workerEnd, workerEnd, standardError.write] + connections.workerDescriptors + (groups?.descriptors ?? []))
     } catch {
+      groups?.remove()
       console.close()
       Glibc.close(standardError.read)
       throw error
@@ -129,7 +136,7 @@ package final class WorkerProcess: Sendable {
     Self.forwardLines(of: console, from: name, to: output, life: life)
     Self.forwardLines(of: standardError.read, as: .standardError, from: name, to: output, life: life)
     do {
-      try life.enforce(limits, name: name)
+      try life.enforce(limits, name: name, joined: groups)
       try life.write(WorkerLaunch.text(.handed, brief: brief))
     } catch {
       _ = life.signal(SIGKILL)
@@ -358,11 +365,12 @@ private final class ProcessLife: Sendable {
 
   func setConsole(_ console: WorkerConsole) { state.withLock { $0.console = console } }
 
-  /// Puts the started worker under `request`'s limits, before it has its launch.
-  func enforce(_ request: LimitRequest?, name: String) throws {
+  /// Puts the started worker under `request`'s limits, before it has its launch; a worker
+  /// forked into `joined` is in those groups already.
+  func enforce(_ request: LimitRequest?, name: String, joined: JoinableGroups? = nil) throws {
     guard let request, !request.limits.isEmpty else { return }
     let pid = state.withLock { $0.pid }
-    let enforced = try request.enforcer.enforce(request.limits, on: pid, name: name) { [weak self] number in
+    let enforced = try request.enforcer.enforce(request.limits, on: pid, name: name, joined: joined) { [weak self] number in
       self?.signal(number) ?? false
     }
     let late = state.withLock { state in
