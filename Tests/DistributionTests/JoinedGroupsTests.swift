@@ -19,7 +19,8 @@ struct JoinedGroupsTests {
     #expect(store.state.hog.megabytes == 1)
     #expect(composition.templatePID != nil, "the worker was forked")
     let worker = try #require(composition.processes.first?.pids.first)
-    let hosts = mechanism.roots.map { "\($0)/bulkhead-\(getpid())" }
+    let hosts = composition.limitDirectories
+    #expect(hosts.count == mechanism.roots.count)
     for host in hosts {
       // Only the worker's group, renamed from the one it joined: none is left under its first name.
       #expect(try FileManager.default.contentsOfDirectory(atPath: host).filter { $0.hasPrefix("w0-0-") } == ["w0-0-\(worker)"])

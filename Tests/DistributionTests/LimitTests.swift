@@ -149,9 +149,6 @@ import Transport
     #expect(store.state.opener.opened == 100)
     let worker = try #require(composition.processes.first?.pids.first)
     #expect(try Self.limits(of: worker) == Self.limits(of: getpid()))
-    for root in LimitMechanism.detect().roots {
-      #expect(!FileManager.default.fileExists(atPath: "\(root)/bulkhead-\(getpid())"))
-    }
   }
 
   @Test func aWorkersCgroupGoesWithItAndTheHostsAtShutdown() async throws {
@@ -162,7 +159,7 @@ import Transport
     let store = Store(initialState: Runaway.State()) { composition.compose(Runaway()) }
     store.send(.hog(.grow(megabytes: 1)))
     let first = try #require(composition.processes.first?.pids.first)
-    let host = "\(mechanism.roots[0])/bulkhead-\(getpid())"
+    let host = composition.limitDirectories[0]
     #expect(try Self.groups(in: host) == ["w0-0-\(first)"])
     composition.killWorker(of: "hog")
     // The next action finds it gone and starts its successor.
@@ -179,11 +176,14 @@ import Transport
   @Test func theDirectoriesOfHostsThatAreGoneAreSwept() throws {
     let mechanism = LimitMechanism.detect()
     try #require(mechanism != .resourceLimits, "this machine has no cgroup the host may use")
-    // A pid no process has: past the largest the kernel gives.
-    let gone = "\(mechanism.roots[0])/bulkhead-\(Int32.max)"
-    try FileManager.default.createDirectory(atPath: gone + "/w0-0-1", withIntermediateDirectories: true)
+    // A pid no process has: past the largest the kernel gives. Named as enforcers name theirs,
+    // and as earlier hosts did.
+    let gone = ["-1", ""].map { "\(mechanism.roots[0])/bulkhead-\(Int32.max)\($0)" }
+    for directory in gone {
+      try FileManager.default.createDirectory(atPath: directory + "/w0-0-1", withIntermediateDirectories: true)
+    }
     _ = LimitEnforcer(mechanism: mechanism)
-    #expect(!FileManager.default.fileExists(atPath: gone))
+    for directory in gone { #expect(!FileManager.default.fileExists(atPath: directory)) }
   }
 
   @Test func underResourceLimitsAMemoryLimitBelowTheFloorIsRefusedNamingTheLine() throws {

@@ -47,6 +47,8 @@ public final class Composition: Sendable {
 
   /// How the workers' limits are enforced; nil when no boundary has limits.
   var limitMechanism: LimitMechanism? { enforcer?.mechanism }
+  /// The directories the workers' cgroups are made in, one per hierarchy; none without limits.
+  var limitDirectories: [String] { enforcer?.directories ?? [] }
   private let monitor: LivenessMonitor?
   private let control = Locked<ActorListener?>(nil)
   /// The root store, for `./compose.sh send` and `state`, once the host's tools publish it.

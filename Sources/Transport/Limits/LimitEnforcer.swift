@@ -7,9 +7,11 @@ import Synchronization
 #endif
 
 /// Puts a composition's workers under their limits with the mechanism the machine offers.
-/// With cgroups, each worker gets a cgroup of its own in a directory of the host's
-/// (`bulkhead-HOSTPID`, under the host's own cgroup), made when the first worker needs it and
-/// removed at `close()`; directories of hosts that are gone are swept when an enforcer is made.
+/// With cgroups, each worker gets a cgroup of its own in a directory of the enforcer's
+/// (`bulkhead-HOSTPID-N`, under the host's own cgroup, N counting the process's enforcers so
+/// that two compositions in one process never share one), made when the first worker needs it
+/// and removed at `close()`; directories of hosts that are gone are swept when an enforcer is
+/// made.
 ///
 /// The host calls `enforce` between starting a worker and handing it its launch: the worker
 /// waits for the launch before it runs any of the app's code, so it serves under its limits
@@ -23,13 +25,19 @@ import Synchronization
 /// ```
 package final class LimitEnforcer: Sendable {
   package let mechanism: LimitMechanism
-  private let hostDirectory = "\(LimitEnforcer.prefix)\(getpid())"
+  /// This enforcer's directory in each hierarchy: `bulkhead-HOSTPID-N`.
+  package let directoryName = "\(LimitEnforcer.prefix)\(getpid())-\(LimitEnforcer.made.add(1, ordering: .relaxed).newValue)"
   /// Holds workers to their CPU share where no cgroup does.
   private let throttle = CPUThrottle()
   /// Numbers the groups made before their worker's pid is known.
   private let groupsMadeAhead = Atomic(0)
 
   private static let prefix = "bulkhead-"
+  /// Numbers the process's enforcers.
+  private static let made = Atomic(0)
+
+  /// This enforcer's directories, one per hierarchy it uses (they exist while a group does).
+  package var directories: [String] { mechanism.roots.map { $0 + "/" + directoryName } }
 
   package init(mechanism: LimitMechanism) {
     self.mechanism = mechanism
@@ -99,7 +107,7 @@ package final class LimitEnforcer: Sendable {
 
   /// Removes the host's directories once every worker's group is gone (at shutdown).
   package func close() {
-    for root in mechanism.roots { rmdir(root + "/" + hostDirectory) }
+    for directory in directories { rmdir(directory) }
   }
 
   /// Makes the cgroup v1 groups `limits` needs, named `name`, with their limits written: in
@@ -125,9 +133,9 @@ package final class LimitEnforcer: Sendable {
     return groups
   }
 
-  /// Makes `root/bulkhead-HOSTPID/GROUP`, and the host's directory first if need be.
+  /// Makes `root/bulkhead-HOSTPID-N/GROUP`, and the enforcer's directory first if need be.
   private func makeGroup(in root: String, named group: String) throws(TransportError) -> String {
-    let host = root + "/" + hostDirectory
+    let host = root + "/" + directoryName
     if mkdir(host, 0o755) != 0, errno != EEXIST { throw .system(call: "mkdir", errno: errno, context: host) }
     let group = host + "/" + group
     if mkdir(group, 0o755) != 0 { throw .system(call: "mkdir", errno: errno, context: group) }
@@ -140,13 +148,15 @@ package final class LimitEnforcer: Sendable {
     }
   }
 
-  /// Removes the directories of hosts that are gone (`bulkhead-PID` with no process PID) from
-  /// `root`, with their workers' groups: a group is empty once its worker exited, which a
-  /// worker does when its host dies. A group still in use stays, and so does its host's.
+  /// Removes the directories of hosts that are gone (`bulkhead-PID-N`, or `bulkhead-PID` as
+  /// earlier hosts named them, with no process PID) from `root`, with their workers' groups:
+  /// a group is empty once its worker exited, which a worker does when its host dies. A group
+  /// still in use stays, and so does its host's.
   private static func sweep(_ root: String) {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return }
     for name in names where name.hasPrefix(prefix) {
-      guard let pid = pid_t(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else {
+      let owner = name.dropFirst(prefix.count).prefix { $0 != "-" }
+      guard let pid = pid_t(owner), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else {
         continue
       }
       let host = root + "/" + name
