@@ -7,7 +7,9 @@ import Synchronization
 /// Holds workers to a share of one core where no cgroup can: a thread of the host reads each
 /// worker's CPU time every `tick` and stops the worker (SIGSTOP) once it has used more than
 /// its share, continuing it (SIGCONT) when the share has caught up (`ThrottleBucket` keeps
-/// the account). The thread runs only while a worker is throttled.
+/// the account). The thread runs while a worker is throttled, and `lingeringTicks` after the
+/// last has gone: a worker restarted, or the next of a pool, finds it running, and its start
+/// does not wait for a thread to be made.
 ///
 /// ```swift
 /// let throttle = CPUThrottle()
@@ -20,6 +22,8 @@ package final class CPUThrottle: Sendable {
   static let tick = Duration.milliseconds(20)
   /// The most CPU time a worker may bank while idle, as wall time at its share.
   static let window = Duration.milliseconds(100)
+  /// How many ticks the thread goes on looking with no worker to throttle before it ends.
+  static let lingeringTicks = 50
 
   private struct Worker {
     let clock: clockid_t
@@ -60,14 +64,20 @@ package final class CPUThrottle: Sendable {
   }
 
   private func run() {
+    var idleTicks = 0
     while true {
       // The throttle's own clock: it paces the host's look at its workers, and nothing waits on it.
       usleep(UInt32(Self.tick.components.attoseconds / 1_000_000_000_000))
       let signals = state.withLock { state -> [(@Sendable (Int32) -> Bool, Int32)]? in
         guard !state.workers.isEmpty else {
-          state.running = false
-          return nil
+          idleTicks += 1
+          guard idleTicks < Self.lingeringTicks else {
+            state.running = false
+            return nil
+          }
+          return []
         }
+        idleTicks = 0
         var signals: [(@Sendable (Int32) -> Bool, Int32)] = []
         for (token, var worker) in state.workers {
           guard let now = Self.cpu(worker.clock) else { continue }
