@@ -43,23 +43,24 @@ import Transport
     let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: system)
     _ = try endpoint.helloSynchronously()
 
-    // Running, it costs the host no pidfd; signals by its pid reach it (stopped, it misses a ping).
+    // Running, it costs the host no pidfd.
     #expect(pidfds(naming: worker.pid).isEmpty)
-    #expect(worker.send(signal: SIGSTOP))
-    try system.setReplyTimeout(milliseconds: 200)
-    #expect(throws: RemoteCallError.self) { _ = try endpoint.handleSynchronously(.ping) }
-    #expect(worker.send(signal: SIGCONT))
-    // Killed as `kill -9` would, not through the host: its end is heard and it is reaped.
     let identity = bulkhead_pidfd_open(worker.pid)
     try #require(identity >= 0)
     defer { close(identity) }
     // The look for pidfds above would have seen one.
     #expect(pidfds(naming: worker.pid) == [identity])
+    // Signals by its pid reach it: it stops and continues (waited for as its parent, WNOWAIT).
+    var info = siginfo_t()
+    #expect(worker.send(signal: SIGSTOP))
+    #expect(waitid(idtype_t(rawValue: 3), id_t(identity), &info, WSTOPPED | WNOWAIT) == 0 && info.si_code == CLD_STOPPED)
+    #expect(worker.send(signal: SIGCONT))
+    #expect(waitid(idtype_t(rawValue: 3), id_t(identity), &info, WCONTINUED | WNOWAIT) == 0 && info.si_code == CLD_CONTINUED)
+    // Killed as `kill -9` would, not through the host: its end is heard and it is reaped.
     #expect(kill(worker.pid, SIGKILL) == 0)
     // Ended: reaped, and the pidfd the host opened for its exit closed.
     #expect(await worker.waitForExit() == .signalled(signal: SIGKILL))
     #expect(worker.hasEnded)
-    var info = siginfo_t()
     #expect(waitid(idtype_t(rawValue: 3), id_t(identity), &info, WEXITED | WNOHANG | WNOWAIT) == -1 && errno == ECHILD)
     #expect(!worker.send(signal: 0))
   }

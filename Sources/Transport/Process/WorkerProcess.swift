@@ -129,6 +129,10 @@ package final class WorkerProcess: Sendable {
     // and its exit is watched once it is expected (`ProcessLife.watchExit`).
     Glibc.close(started.pidfd)
     life.started(pid: started.pid, pidfd: -1, reapedHere: true)
+    // The exit watch (one epoll for the process) is made with the first worker, as it was
+    // when it watched every pidfd from the start: not later, at a first exit, when a count of
+    // what the host holds would take it for a leak.
+    _ = DescriptorWatch.exits
     Self.forwardLines(of: console, from: name, to: output, life: life)
     Self.forwardLines(of: standardError.read, as: .standardError, from: name, to: output, life: life)
     do {
