@@ -5,7 +5,7 @@ import Testing
 /// A timer that ticks every second with the clock's time, until stopped.
 private struct Metronome: Reducer {
   struct State: Equatable { var ticks: [Int] = [] }
-  enum Action: Equatable, Sendable { case start, stop, tick(Int), pair(String) }
+  enum Action: Equatable, Sendable { case start, startTimer, stop, tick(Int), pair(String) }
   enum CancelID { case timer }
   @Dependency(\.continuousClock) var clock
 
@@ -19,6 +19,11 @@ private struct Metronome: Reducer {
         }
       }
       .cancellable(id: CancelID.timer)
+    case .startTimer:
+      return .run { [clock] send in
+        for await second in clock.timer(interval: .seconds(1)) { await send(.tick(second)) }
+      }
+      .cancellable(id: CancelID.timer, cancelInFlight: true)
     case .stop:
       return .cancel(id: CancelID.timer)
     case let .tick(elapsed):
@@ -54,6 +59,22 @@ private struct Metronome: Reducer {
     await clock.advance(by: .milliseconds(999))
     await store.send(.stop)
     #expect(clock.now == TestClock.Instant(offset: .milliseconds(2999)))
+  }
+
+  @Test func aClockTimerTicksOncePerIntervalAndEndsWhenCancelled() async {
+    let store = makeStore()
+    await store.send(.startTimer)
+    await clock.advance(by: .seconds(3))
+    await store.receive(.tick(1)) { $0.ticks = [1] }
+    await store.receive(.tick(2)) { $0.ticks.append(2) }
+    await store.receive(.tick(3)) { $0.ticks.append(3) }
+    // Started again, it counts from one: the first timer is cancelled in flight.
+    await clock.advance(by: .milliseconds(500))
+    await store.send(.startTimer)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.tick(1)) { $0.ticks.append(1) }
+    await store.send(.stop)
+    #expect(clock.sleeperCount == 0)
   }
 
   @Test func sleepsDueAtTheSameInstantWakeInTheOrderTheyBegan() async {

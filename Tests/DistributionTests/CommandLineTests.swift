@@ -60,6 +60,17 @@ import Testing
     #expect(run.error.contains("no app \"nope\"") && run.error.contains("two-counters"))
   }
 
+  @Test func aPresentedFeatureIsShownVacantUntilItIsPresented() throws {
+    let placement = DocumentedCommandsTests.root.appendingPathComponent("placements/notes.placement").path
+    let run = try runBuilt("parent-host", ["--app", "notes", "--placement", placement])
+    #expect(run.status == 0, "\(run.error)")
+    // The process tree, printed first: a line per placed boundary.
+    let places = run.output.split(separator: "\n").filter { $0.contains(" worker pid ") || $0.contains(" vacant: ") }
+    #expect(places.count == 2, "\(run.output)")
+    #expect(places.contains { $0.hasPrefix("  destination ") && $0.hasSuffix(" vacant: a warm worker serves it once presented") })
+    #expect(places.contains { $0.hasPrefix("  path ") && $0.contains(" worker pid ") })
+  }
+
   @Test func theHostExplainsABadCommandLineAndAnUnknownApp() throws {
     let bad = try runBuilt("parent-host", ["--app", "two-counters", "--placment", "x"])
     #expect(bad.status == 64 && bad.error.contains("unknown option \"--placment\"") && bad.error.contains("usage: parent-host --list"))

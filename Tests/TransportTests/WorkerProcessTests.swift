@@ -40,6 +40,25 @@ import Transport
     #expect(await worker.waitForExit() == .signalled(signal: SIGKILL))
   }
 
+  @Test func theMemoryVerdictOfAWorkerThatHasEndedIsToldAtOnce() async throws {
+    let directory = try SocketDirectory.create()
+    defer { directory.remove() }
+    let listener = try UnixListener(path: directory.path(for: "limited"))
+    let secret = LaunchSecret.random()
+    let enforcer = LimitEnforcer(mechanism: .resourceLimits)
+    let worker = try WorkerProcess(
+      name: "limited", executable: echoWorker, socketPath: listener.path, secret: secret,
+      limits: LimitRequest(enforcer: enforcer, limits: ResourceLimits(memoryBytes: 256 << 20))) { _ in }
+    _ = try Handshake.verify(FramedConnection(try listener.accept()), secret: secret, expectedPID: worker.pid)
+    worker.kill()
+    #expect(worker.waitForEnd(milliseconds: 30_000))
+    // Its output has ended: nothing is left to wait for, so the verdict takes no part of the
+    // minute it may wait (it took all of it when it waited for a signal no one would send).
+    let start = ContinuousClock.now
+    #expect(!worker.endedAtMemoryLimit(waitingAtMost: 60_000), "killed by the host, not by its limit")
+    #expect(ContinuousClock.now - start < .seconds(30))
+  }
+
   @Test func aWorkerWhoseHostDiesExitsOnItsOwn() async throws {
     let directory = try SocketDirectory.create()
     defer { directory.remove() }

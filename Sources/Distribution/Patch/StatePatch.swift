@@ -11,11 +11,14 @@ internal import Transport
 /// the old value, not decoded again: one element changed in a hundred thousand is a patch of
 /// a few bytes plus that element.
 ///
+/// Not `indirect`: the cases that nest hold their patches in a dictionary, already on the
+/// heap, so a patch needs no box of its own (two allocations fewer on each side per action).
+///
 /// ```swift
 /// let patch = try StatePatch(from: old, to: new)      // nil when nothing changed
 /// try patch?.applied(to: old) == new                  // true
 /// ```
-package indirect enum StatePatch: Codable, Sendable, Equatable {
+package enum StatePatch: Codable, Sendable, Equatable {
   /// The whole value's encoding.
   case whole([UInt8])
   /// The fields that changed, by coding key, each with its own patch.
@@ -70,8 +73,7 @@ package indirect enum StatePatch: Codable, Sendable, Equatable {
   /// comparing the fields says whether anything changed.
   static func difference<Value: Encodable>(from old: Value, to new: Value, depth: Int = 0) throws -> StatePatch? {
     if depth < maximumDepth, let layout = StoredLayout.of(Value.self, sample: new) {
-      let changes = try layout.changes(from: old, to: new, depth: depth)
-      return changes.isEmpty ? nil : .fields(changes)
+      return try layout.difference(from: old, to: new, depth: depth)
     }
     if areEqual(old, new) == true { return nil }
     return try changes(from: old, to: new, depth: depth)

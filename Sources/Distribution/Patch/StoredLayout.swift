@@ -46,6 +46,12 @@ struct StoredLayout: Sendable {
     return verdict
   }
 
+  /// The patch of the fields that changed from `old` to `new`; nil when none did.
+  func difference<Value>(from old: Value, to new: Value, depth: Int) throws -> StatePatch? {
+    let changes = try changes(from: old, to: new, depth: depth)
+    return changes.isEmpty ? nil : .fields(changes)
+  }
+
   /// The patches of the fields that changed from `old` to `new`, by name; empty when none did.
   func changes<Value>(from old: Value, to new: Value, depth: Int) throws -> [String: StatePatch] {
     var changes: [String: StatePatch] = [:]

@@ -54,6 +54,7 @@ struct ValueCoding<Value>: Sendable {
       // crossing while a trace is written.
       memoizedName = { memo.name(of: $0, by: name) }
     }
+    let layouts = StoredLayoutCache()
     return ValueCoding<C>(
       encode: memoizedEncode,
       decode: memoizedDecode,
@@ -62,9 +63,15 @@ struct ValueCoding<Value>: Sendable {
         // The host asks on every action whether its copy moved from the worker's, and it
         // almost never has: the same bits are the same value, whatever the type.
         if areIdentical(old, new) { return nil }
+        if let layout = layouts.layout(of: C.self, sample: new) { return try layout.difference(from: old, to: new, depth: 0) }
         return try StatePatch(from: old, to: new)
       },
-      apply: { patch, old in try patch.applied(to: old) },
+      apply: { patch, old in
+        if case let .fields(fields) = patch, let old, let layout = layouts.layout(of: C.self, sample: old) {
+          return try layout.applying(fields, to: old)
+        }
+        return try patch.applied(to: old)
+      },
       name: memoizedName)
   }
 

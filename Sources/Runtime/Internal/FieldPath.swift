@@ -24,17 +24,19 @@ enum FieldPath<Root, Value> {
     }
   }
 
-  /// The field of `root`, read as a getter reads it: a key path to a property with a setter
-  /// or observers is not written back. (`root` is `inout` only so that it is not copied.)
+  /// What `body` makes of the field of `root`, read as a getter reads it: a key path to a
+  /// property with a setter or observers is not written back. By offset the field is read in
+  /// place, not copied (a copy of a collection retains its buffers); `root` is `inout` only so
+  /// that it is not copied either.
   @inline(__always)
-  func value(in root: inout Root) -> Value {
+  func reading<Result>(_ root: inout Root, _ body: (Value) -> Result) -> Result {
     switch self {
     case let .offset(offset):
       return withUnsafeMutablePointer(to: &root) { root in
-        UnsafeMutableRawPointer(root).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee
+        body(UnsafeMutableRawPointer(root).advanced(by: offset).assumingMemoryBound(to: Value.self).pointee)
       }
     case let .keyPath(keyPath):
-      return root[keyPath: keyPath]
+      return body(root[keyPath: keyPath])
     }
   }
 

@@ -47,9 +47,6 @@ package struct NavigationPath: Hashable, Sendable {
   /// The elements from the root down, each as one identity.
   package var elements: [AnyHashableSendable] { steps.map(\.erased) }
 
-  /// The path of the reducer that is running now.
-  @TaskLocal package static var current = NavigationPath()
-
   package func appending(_ element: some Hashable & Sendable) -> NavigationPath {
     appendingStep(.erased(AnyHashableSendable(element)))
   }

@@ -118,7 +118,7 @@ public struct _PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduc
   ) -> Effect<Parent.Action> {
     guard let identity = identity(of: state[keyPath: toPresentationState].wrappedValue) else { return .none }
     let path = NavigationPath.current.appending(identity)
-    let effects = NavigationPath.$current.withValue(path) {
+    let effects = NavigationPath.withCurrent(path) {
       PresentedChild(child: destination).reduce(
         atBoundary: toPresentationAction.name(in: parentAction),
         into: &state[keyPath: toPresentationState].wrappedValue!, action: .presented(action))

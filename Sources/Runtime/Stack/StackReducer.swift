@@ -108,7 +108,7 @@ where Destination.State: Sendable {
   ) -> Effect<Parent.Action> {
     let path = path(forElement: id)
     var effects = Effect<PresentationAction<Destination.Action>>.none
-    let found = NavigationPath.$current.withValue(path) {
+    let found = NavigationPath.withCurrent(path) {
       state[keyPath: toStackState].modify(id: id) {
         effects = PresentedChild(child: destination).reduce(
           atBoundary: toStackAction.name(in: parentAction), element: id, into: &$0,

@@ -116,8 +116,10 @@ final class HostSession {
     terminal.say(
       "app \(app.name): host pid \(pid), placement \(placement.file), sockets in \(composition.socketDirectory ?? "none")")
     for process in composition.processes {
-      let pids = process.pids.map(String.init).joined(separator: ", ")
-      terminal.say("  \(process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)) worker pid \(pids)")
+      let name = process.boundary.padding(toLength: 20, withPad: " ", startingAt: 0)
+      // A presented feature has no worker until it is presented: it claims one then.
+      let workers = process.pids.isEmpty ? "vacant: a warm worker serves it once presented" : "worker pid " + process.pids.map(String.init).joined(separator: ", ")
+      terminal.say("  \(name) \(workers)")
     }
     if composition.processes.isEmpty { terminal.say("  every boundary in the host process") }
     await script(app, composition.boundaryContext) { [terminal] in terminal.say($0) }

@@ -1,5 +1,10 @@
 import Dispatch
 import Synchronization
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 internal import Transport
 
 /// Hands a trace's records from the threads where things happen to the trace's own writer
@@ -7,9 +12,10 @@ internal import Transport
 /// costs one append under a lock. The writer wakes once per batch, and at the end, when it
 /// writes what is left and the file's closing, and ends.
 ///
-/// The writer runs at the lowest priority, so that on a core it shares with the host's
-/// threads it never holds up an action; a host busy for so long that `backlog` records wait
-/// is made to wait for the writer to take them, so that what waits stays bounded.
+/// The writer runs at the lowest priority and offers its core back every few records, so
+/// that on a core it shares with the host's threads it never holds up an action; a host busy
+/// for so long that `backlog` records wait is made to wait for the writer to take them, so
+/// that what waits stays bounded.
 final class TraceQueue: Sendable {
   private struct Pending {
     var records: [TraceRecord] = []
@@ -24,6 +30,13 @@ final class TraceQueue: Sendable {
 
   /// How many records may wait for the writer before whoever adds one waits with them.
   private static let backlog = 64 * batch
+
+  /// How many records the writer formats before it offers its core to another thread: a few
+  /// microseconds' work. A host thread waiting for a worker's reply spins with
+  /// `sched_yield()`, which on a shared core hands the core to the writer, however low its
+  /// priority, for its whole time slice (hundreds of microseconds, a batch's work): the spin
+  /// took that for a busy core and stopped, and the host slept through its next waits.
+  private static let recordsBetweenYields = 4
 
   private let pending = Mutex(Pending())
   /// Used by the writer thread alone until it has ended, then read for its failure.
@@ -81,7 +94,10 @@ final class TraceQueue: Sendable {
       }
       for _ in 0..<waiting { taken.signal() }
       events.withLock { events in
-        for record in batch { events.write(record) }
+        for (index, record) in batch.enumerated() {
+          events.write(record)
+          if index % Self.recordsBetweenYields == Self.recordsBetweenYields - 1 { sched_yield() }
+        }
         if isFinishing { events.finish() }
       }
       batch.removeAll(keepingCapacity: true)

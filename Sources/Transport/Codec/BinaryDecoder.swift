@@ -36,28 +36,12 @@ private final class Input {
   }
 
   func varint(at position: inout Int, end: Int, _ codingPath: [any CodingKey]) throws -> UInt64 {
-    var value: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      guard position < end else { throw corrupted("An integer runs past the end of its value.", codingPath) }
-      guard shift < 64 else { throw corrupted("An integer is longer than 64 bits.", codingPath) }
-      let byte = bytes[position]
-      position += 1
-      value |= UInt64(byte & 0x7F) << shift
-      if byte < 0x80 { return value }
-      shift += 7
-    }
+    do throws(PrimitiveMalformation) { return try VarInt.read(bytes, at: &position, end: end) } catch { throw corrupted(error.message, codingPath) }
   }
 
   /// Reads a length, then that many bytes, within `end`.
   func delimited(at position: inout Int, end: Int, _ codingPath: [any CodingKey]) throws -> Range<Int> {
-    let length = try varint(at: &position, end: end, codingPath)
-    guard length <= UInt64(end - position) else {
-      throw corrupted("A value claims \(length) bytes but only \(end - position) remain.", codingPath)
-    }
-    let range = position..<(position + Int(length))
-    position = range.upperBound
-    return range
+    do throws(PrimitiveMalformation) { return try VarInt.delimited(bytes, at: &position, end: end) } catch { throw corrupted(error.message, codingPath) }
   }
 
   /// Reads an element count, refusing counts that the remaining bytes cannot hold.
@@ -67,16 +51,6 @@ private final class Input {
       throw corrupted("A container claims \(count) entries in \(end - position) bytes.", codingPath)
     }
     return Int(count)
-  }
-
-  func string(in range: Range<Int>, _ codingPath: [any CodingKey]) throws -> String {
-    var position = range.lowerBound
-    let text = try delimited(at: &position, end: range.upperBound, codingPath)
-    guard position == range.upperBound else { throw corrupted("Bytes follow a string.", codingPath) }
-    guard let string = String(validating: bytes[text], as: UTF8.self) else {
-      throw corrupted("A string is not valid UTF-8.", codingPath)
-    }
-    return string
   }
 
   func decode<T: Decodable>(
@@ -89,60 +63,33 @@ private final class Input {
     return try T(from: ValueDecoder(input: self, range: range, codingPath: codingPath, depth: depth + 1))
   }
 
-  private func integer(in range: Range<Int>, _ codingPath: [any CodingKey]) throws -> UInt64 {
-    var position = range.lowerBound
-    let value = try varint(at: &position, end: range.upperBound, codingPath)
-    guard position == range.upperBound else { throw corrupted("Bytes follow an integer.", codingPath) }
-    return value
-  }
-
-  private func signed<T: FixedWidthInteger & SignedInteger>(
-    _ type: T.Type, in range: Range<Int>, _ codingPath: [any CodingKey]
-  ) throws -> T {
-    let value = VarInt.unzigzag(try integer(in: range, codingPath))
-    guard let result = T(exactly: value) else { throw corrupted("\(value) does not fit in \(T.self).", codingPath) }
-    return result
-  }
-
-  private func unsigned<T: FixedWidthInteger & UnsignedInteger>(
-    _ type: T.Type, in range: Range<Int>, _ codingPath: [any CodingKey]
-  ) throws -> T {
-    let value = try integer(in: range, codingPath)
-    guard let result = T(exactly: value) else { throw corrupted("\(value) does not fit in \(T.self).", codingPath) }
-    return result
-  }
-
-  private func bitPattern(in range: Range<Int>, bytes count: Int, _ codingPath: [any CodingKey]) throws -> UInt64 {
-    guard range.count == count else { throw corrupted("A \(count * 8)-bit float has \(range.count) bytes.", codingPath) }
-    return range.reversed().reduce(0) { $0 << 8 | UInt64(bytes[$1]) }
-  }
-
+  /// A value the codec lays out itself, or nil when `T` is not one. The types are tested one
+  /// by one (a metatype comparison each), not looked up as conformances: this runs for every
+  /// value decoded, every element of a long list among them.
   private func primitive<T>(_ type: T.Type, in range: Range<Int>, _ codingPath: [any CodingKey]) throws -> T? {
     let value: Any
-    switch type {
-    case is Bool.Type:
-      guard range.count == 1, bytes[range.lowerBound] <= 1 else { throw corrupted("Not a Bool.", codingPath) }
-      value = bytes[range.lowerBound] == 1
-    case is String.Type: value = try string(in: range, codingPath)
-    case is Int.Type: value = try signed(Int.self, in: range, codingPath)
-    case is Int8.Type: value = try signed(Int8.self, in: range, codingPath)
-    case is Int16.Type: value = try signed(Int16.self, in: range, codingPath)
-    case is Int32.Type: value = try signed(Int32.self, in: range, codingPath)
-    case is Int64.Type: value = try signed(Int64.self, in: range, codingPath)
-    case is UInt.Type: value = try unsigned(UInt.self, in: range, codingPath)
-    case is UInt8.Type: value = try unsigned(UInt8.self, in: range, codingPath)
-    case is UInt16.Type: value = try unsigned(UInt16.self, in: range, codingPath)
-    case is UInt32.Type: value = try unsigned(UInt32.self, in: range, codingPath)
-    case is UInt64.Type: value = try unsigned(UInt64.self, in: range, codingPath)
-    case is Float.Type: value = Float(bitPattern: UInt32(try bitPattern(in: range, bytes: 4, codingPath)))
-    case is Double.Type: value = Double(bitPattern: try bitPattern(in: range, bytes: 8, codingPath))
-    case is Data.Type, is [UInt8].Type:
-      var position = range.lowerBound
-      let content = try delimited(at: &position, end: range.upperBound, codingPath)
-      guard position == range.upperBound else { throw corrupted("Bytes follow a data value.", codingPath) }
-      value = type is Data.Type ? Data(bytes[content]) as Any : Array(bytes[content]) as Any
-    default:
-      return nil
+    do throws(PrimitiveMalformation) {
+      switch type {
+      case is Bool.Type: value = try Bool.read(bytes, in: range)
+      case is String.Type: value = try String.read(bytes, in: range)
+      case is Int.Type: value = try Int.read(bytes, in: range)
+      case is Int8.Type: value = try Int8.read(bytes, in: range)
+      case is Int16.Type: value = try Int16.read(bytes, in: range)
+      case is Int32.Type: value = try Int32.read(bytes, in: range)
+      case is Int64.Type: value = try Int64.read(bytes, in: range)
+      case is UInt.Type: value = try UInt.read(bytes, in: range)
+      case is UInt8.Type: value = try UInt8.read(bytes, in: range)
+      case is UInt16.Type: value = try UInt16.read(bytes, in: range)
+      case is UInt32.Type: value = try UInt32.read(bytes, in: range)
+      case is UInt64.Type: value = try UInt64.read(bytes, in: range)
+      case is Float.Type: value = try Float.read(bytes, in: range)
+      case is Double.Type: value = try Double.read(bytes, in: range)
+      case is Data.Type: value = try Data.read(bytes, in: range)
+      case is [UInt8].Type: value = try [UInt8].read(bytes, in: range)
+      default: return nil
+      }
+    } catch {
+      throw corrupted(error.message, codingPath)
     }
     return (value as! T)
   }

@@ -413,14 +413,16 @@ private final class ProcessLife: Sendable {
     // Asked when a connection ended: the exit is expected, and its OOM count is told at once.
     watchExit()
     let ended = DispatchSemaphore(value: 0)
-    let waiting = state.withLock { state in
-      guard state.limits?.limits.memoryBytes != nil else { return false }
+    // nil without a memory limit; whether the verdict is still to come.
+    let mustWait = state.withLock { state -> Bool? in
+      guard state.limits?.limits.memoryBytes != nil else { return nil }
       let isKnown = state.openOutputs == 0 || state.memoryKills > 0 || state.failedToAllocate
       if !isKnown { state.outputWaiters.append(ended) }
-      return true
+      return !isKnown
     }
-    guard waiting else { return false }
-    _ = ended.wait(timeout: .now() + .milliseconds(Int(milliseconds)))
+    guard let mustWait else { return false }
+    // A verdict known already is not waited for: no one would signal.
+    if mustWait { _ = ended.wait(timeout: .now() + .milliseconds(Int(milliseconds))) }
     let (limits, kills, failed) = state.withLock { ($0.limits, $0.memoryKills, $0.failedToAllocate) }
     return failed || kills > 0 || (limits?.memoryKills() ?? 0) > 0
   }

@@ -43,13 +43,14 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     into state: inout Parent.State, action: Parent.Action
   ) -> Effect<Parent.Action> {
     let elementEffects = reduceElement(into: &state, action: action)
-    let idsBefore = elements.value(in: &state).ids
+    // The ids alone, read in place: a copy of the whole collection retains all its buffers.
+    let idsBefore = elements.reading(&state) { $0.ids }
     let parentEffects = parent.reduce(into: &state, action: action)
-    let remaining = elements.value(in: &state)
     // Unchanged ids compare by identity, so an action that adds or removes nothing costs no
     // walk over the collection.
-    guard idsBefore != remaining.ids else { return elementEffects.merge(with: parentEffects) }
-    let removed = idsBefore.filter { remaining[id: $0] == nil }
+    let removed = elements.reading(&state) { remaining in
+      remaining.ids == idsBefore ? [] : idsBefore.filter { remaining[id: $0] == nil }
+    }
     guard !removed.isEmpty else { return elementEffects.merge(with: parentEffects) }
     for id in removed {
       BoundaryContext.childRemoved(atBoundary: toElementAction.staticName, element: id)
@@ -70,7 +71,7 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     }
     let path = path(forElement: id)
     var effects = Effect<Element.Action>.none
-    let found = NavigationPath.$current.withValue(path) {
+    let found = NavigationPath.withCurrent(path) {
       elements.modify(&state) { elements in
         elements.modify(id: id) {
           effects = element.reduce(

@@ -79,7 +79,7 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
     let path = NavigationPath.current.appending(identity)
     var effects = Effect<Child.Action>.none
-    NavigationPath.$current.withValue(path) {
+    NavigationPath.withCurrent(path) {
       toChildState.modify(&state) {
         effects = child.reduce(
           atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)

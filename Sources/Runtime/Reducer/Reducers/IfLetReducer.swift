@@ -105,7 +105,7 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
     }
     let path = NavigationPath.current.appending(
       ChildIdentity(of: childState, heldBy: AnyHashableSendable(keyPath: toChildState)))
-    let effects = NavigationPath.$current.withValue(path) {
+    let effects = NavigationPath.withCurrent(path) {
       child.reduce(
         atBoundary: toChildAction.name(in: action), into: &state[keyPath: toChildState]!,
         action: childAction)
