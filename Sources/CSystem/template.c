@@ -90,12 +90,14 @@ ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t ca
   return received;
 }
 
-int bulkhead_pidfd_wait(int pidfd, int *exited, int *status) {
+int bulkhead_child_wait(int pidfd, pid_t pid, int reap, int *exited, int *status) {
   siginfo_t info;
   memset(&info, 0, sizeof(info));
+  int options = WEXITED | __WALL | (reap ? 0 : WNOWAIT);
   int result;
   do {
-    result = waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, WEXITED);
+    result = pidfd >= 0 ? waitid((idtype_t)3 /* P_PIDFD */, (id_t)pidfd, &info, options)
+                        : waitid(P_PID, (id_t)pid, &info, options);
   } while (result < 0 && errno == EINTR);
   if (result < 0) return -1;
   *exited = info.si_code == CLD_EXITED;

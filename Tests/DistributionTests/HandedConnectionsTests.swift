@@ -1,4 +1,5 @@
 import Bulkhead
+import CSystem
 @testable import BulkheadDistribution
 import Foundation
 import Synchronization
@@ -29,6 +30,39 @@ import Transport
     #expect(ProcessWatch.waitForExit(of: worker.pid, milliseconds: 5_000))
     try handed.effects.setReceiveTimeout(milliseconds: 5_000)
     #expect(try handed.effects.receive() == nil)
+  }
+
+  @Test func theHostHoldsNoPidfdOfAForkedWorkerWhileItRunsAndReapsItWhenItIsKilledFromOutside() async throws {
+    let template = try startTemplate()
+    defer { template.close() }
+    let handed = try HandedConnections()
+    let worker = try WorkerProcess(name: "counter1", forkedBy: template, request: "counter1", handing: handed) { _ in }
+    defer { worker.kill() }
+    let system = SocketActorSystem(connection: handed.control, callTimeout: .seconds(10), reading: .byCaller)
+    defer { system.close() }
+    let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: system)
+    _ = try endpoint.helloSynchronously()
+
+    // Running, it costs the host no pidfd.
+    #expect(pidfds(naming: worker.pid).isEmpty)
+    let identity = bulkhead_pidfd_open(worker.pid)
+    try #require(identity >= 0)
+    defer { close(identity) }
+    // The look for pidfds above would have seen one.
+    #expect(pidfds(naming: worker.pid) == [identity])
+    // Signals by its pid reach it: it stops and continues (waited for as its parent, WNOWAIT).
+    var info = siginfo_t()
+    #expect(worker.send(signal: SIGSTOP))
+    #expect(waitid(idtype_t(rawValue: 3), id_t(identity), &info, WSTOPPED | WNOWAIT) == 0 && info.si_code == CLD_STOPPED)
+    #expect(worker.send(signal: SIGCONT))
+    #expect(waitid(idtype_t(rawValue: 3), id_t(identity), &info, WCONTINUED | WNOWAIT) == 0 && info.si_code == CLD_CONTINUED)
+    // Killed as `kill -9` would, not through the host: its end is heard and it is reaped.
+    #expect(kill(worker.pid, SIGKILL) == 0)
+    // Ended: reaped, and the pidfd the host opened for its exit closed.
+    #expect(await worker.waitForExit() == .signalled(signal: SIGKILL))
+    #expect(worker.hasEnded)
+    #expect(waitid(idtype_t(rawValue: 3), id_t(identity), &info, WEXITED | WNOHANG | WNOWAIT) == -1 && errno == ECHILD)
+    #expect(!worker.send(signal: 0))
   }
 
   @Test func aWorkerHandedSomethingElseThanItsHostsConnectionsSaysSo() throws {
@@ -79,4 +113,15 @@ func startTemplate() throws -> WorkerTemplate {
   return try WorkerTemplate(
     executable: workerExecutable, arguments: WorkerCommand.TemplateRole(app: "two-counters").arguments,
     directory: directory, within: .seconds(10)) { _ in }
+}
+
+/// The descriptors of this process that are pidfds of process `pid` (their fdinfo says `Pid:`).
+private func pidfds(naming pid: pid_t) -> [Int32] {
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+  return entries.compactMap(Int32.init).filter { descriptor in
+    guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)"),
+      link.contains("pidfd"), let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(descriptor)", encoding: .utf8)
+    else { return false }
+    return info.split(separator: "\n").contains("Pid:\t\(pid)")
+  }.sorted()
 }

@@ -111,10 +111,11 @@ ssize_t bulkhead_send_with_descriptors(int connection, const void *bytes, size_t
 ssize_t bulkhead_receive_with_descriptors(int connection, void *bytes, size_t capacity,
                                           int *descriptors, int maximum, int *count);
 
-/// Waits for the child process of `pidfd` to exit and reaps it: `exited` is 1 when it exited
-/// (`status` its exit status), 0 when a signal ended it (`status` the signal). 0, or -1 with
-/// errno.
-int bulkhead_pidfd_wait(int pidfd, int *exited, int *status);
+/// Waits for this process's child to exit, through `pidfd`, or by `pid` when `pidfd` is -1,
+/// and reaps it when `reap` is 1 (with 0 it stays waitable, and its pid stays its own):
+/// `exited` is 1 when it exited (`status` its exit status), 0 when a signal ended it
+/// (`status` the signal). 0, or -1 with errno.
+int bulkhead_child_wait(int pidfd, pid_t pid, int reap, int *exited, int *status);
 
 /// An epoll instance, closed in programs this process starts; or -1 with errno.
 int bulkhead_epoll_create(void);

@@ -212,11 +212,13 @@ public final class Composition: Sendable {
     }
   }
 
-  /// The descriptors the host holds for each worker it starts: two sockets (requests, effects),
-  /// its console (one socket for its input and output, `WorkerConsole`), its error pipe and its
-  /// pidfd, measured with `bulkhead-benchmark scaling`. (Its effects connection is read by the
-  /// shared `ConnectionWatch`, which needs no descriptor of the worker's own.)
-  static let descriptorsPerWorker = 5
+  /// The descriptors the host holds for each worker it forks: two sockets (requests, effects),
+  /// its console (one socket for its input and output, `WorkerConsole`) and its error pipe,
+  /// measured with `bulkhead-benchmark scaling`. No pidfd while it runs: the host reaps it, so
+  /// its pid stays its own (`WorkerProcess`). (Its effects connection is read by the shared
+  /// `ConnectionWatch`, which needs no descriptor of the worker's own.) A spawned worker, the
+  /// fallback when no template forks, holds more (its pidfd, Foundation's own socket for it).
+  static let descriptorsPerWorker = 4
 
   /// Raises the host's descriptor limit to what the workers of `entries` need, or says, at the
   /// largest pool's line, that the hard limit does not allow them: better than a start that

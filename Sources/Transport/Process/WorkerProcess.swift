@@ -15,6 +15,10 @@ import Synchronization
 /// ends, that is when the host lets it go or dies. Its output comes back line by line,
 /// labelled with its name and stream.
 ///
+/// A spawned worker is Foundation's to reap, so the host holds its pidfd to signal it safely.
+/// A forked one is reaped here: while it runs the host holds no pidfd (its pid stays its own
+/// until the host reaps it), only from when its exit is expected (`ProcessLife.watchExit`).
+///
 /// ```swift
 /// let worker = try WorkerProcess(
 ///   name: "counter1", executable: workerURL, socketPath: path, secret: secret
@@ -120,26 +124,22 @@ package final class WorkerProcess: Sendable {
     process = nil
     self.life = life
     life.setConsole(console)
-    // The process is this one's child, reaped here: its pidfd turns readable when it exits,
-    // and the wait then reaps it at once. The exit watch owns the pidfd and closes it after
-    // the exit is recorded, which stops its use for signals.
-    life.started(pid: started.pid, pidfd: started.pidfd, closingPidfdAtExit: false)
-    DescriptorWatch.exits.watch(started.pidfd) {
-      var exited: Int32 = 0
-      var status: Int32 = 0
-      let waited = bulkhead_pidfd_wait(started.pidfd, &exited, &status)
-      life.recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
-      return false
-    } onEnd: {
-      life.pidfdClosed()
-    }
+    // The pidfd proved the pid; the host holds none while the worker runs. The process is
+    // this one's child, reaped here, so its pid stays its own until then: signals go by pid,
+    // and its exit is watched once it is expected (`ProcessLife.watchExit`).
+    Glibc.close(started.pidfd)
+    life.started(pid: started.pid, pidfd: -1, reapedHere: true)
+    // The exit watch (one epoll for the process) is made with the first worker, as it was
+    // when it watched every pidfd from the start: not later, at a first exit, when a count of
+    // what the host holds would take it for a leak.
+    _ = DescriptorWatch.exits
     Self.forwardLines(of: console, from: name, to: output, life: life)
     Self.forwardLines(of: standardError.read, as: .standardError, from: name, to: output, life: life)
     do {
       try life.enforce(limits, name: name, joined: groups)
       try life.write(WorkerLaunch.text(.handed, brief: brief))
     } catch {
-      _ = life.signal(SIGKILL)
+      life.end(with: SIGKILL)
       throw error
     }
   }
@@ -215,7 +215,7 @@ package final class WorkerProcess: Sendable {
       try life.enforce(limits, name: name)
       try life.write(launch)
     } catch {
-      _ = life.signal(SIGKILL)
+      life.end(with: SIGKILL)
       throw error
     }
     return (process, pid)
@@ -255,13 +255,15 @@ package final class WorkerProcess: Sendable {
   }
 
   /// Asks the worker to stop (SIGTERM). Does nothing once it has exited: the signal goes
-  /// through a pidfd, so never to another process that reused the pid.
-  package func terminate() { _ = life.signal(SIGTERM) }
+  /// through a pidfd (a spawned worker's, which Foundation reaps), or by the pid of a worker
+  /// this process reaps itself (a forked one) before it has, so never to another process that
+  /// reused the pid.
+  package func terminate() { life.end(with: SIGTERM) }
 
   /// Stops the worker at once (SIGKILL).
-  package func kill() { _ = life.signal(SIGKILL) }
+  package func kill() { life.end(with: SIGKILL) }
 
-  /// Sends the worker `number` (SIGSTOP, SIGCONT: fault injection), through the same pidfd.
+  /// Sends the worker `number` (SIGSTOP, SIGCONT: fault injection), as `terminate()` does.
   /// False when it had exited, and nothing was sent.
   @discardableResult
   package func send(signal number: Int32) -> Bool { life.signal(number) }
@@ -283,9 +285,10 @@ package final class WorkerProcess: Sendable {
   /// that promises no zombie.
   package func waitForExit(milliseconds: Int32) -> Bool { life.waitForExit(milliseconds: milliseconds) }
 
-  /// A new descriptor that becomes readable when the worker exits, for the caller to poll and
-  /// close; nil once the worker has exited. Copied from the pidfd opened at spawn, so a worker
-  /// that exits and is reaped at once is still seen to have exited.
+  /// A new descriptor that becomes readable when the spawned worker exits, for the caller to
+  /// poll and close; nil once the worker has exited, and for a forked one. Copied from the
+  /// pidfd opened at spawn, so a worker that exits and is reaped at once is still seen to have
+  /// exited.
   func exitDescriptor() -> Int32? { life.exitDescriptor() }
 
   /// Ends the worker's standard input, which tells it the host is gone.
@@ -308,7 +311,7 @@ package final class WorkerProcess: Sendable {
   /// Blocks until the worker has exited and been reaped, its output has reached its end and
   /// the host holds no descriptor for it, at most `milliseconds`; false if it has not by
   /// then. A pidfd, or `waitForExit(milliseconds:)`, says the process has gone a little
-  /// before the output watch has closed its pipes and the exit watch its pidfd.
+  /// before the output watch has closed its console and pipe and the exit watch its pidfd.
   package func waitForEnd(milliseconds: Int32) -> Bool { life.waitForEnd(milliseconds: milliseconds) }
 
   /// Whether the worker has ended, as `waitForEnd(milliseconds:)` waits for.
@@ -316,15 +319,21 @@ package final class WorkerProcess: Sendable {
 }
 
 /// What the host holds for one worker while it runs, how it ended, and who is waiting to
-/// hear it. The end is known when the process has exited (and Foundation has reaped it) and
-/// both output pipes have reached their end.
+/// hear it. The end is known when the process has exited and been reaped (by Foundation, or
+/// here for a forked worker) and both its outputs (console, error pipe) have reached their end.
 private final class ProcessLife: Sendable {
   private struct State {
     /// The worker's standard input and output, until its input is ended.
     var console: WorkerConsole?
     var pid: pid_t = 0
+    /// A spawned worker's pidfd, until its exit: Foundation reaps it, at a time of its own.
     var pidfd: Int32 = -1
-    var closesPidfd = true
+    /// Whether this process reaps the worker (a forked one), whose exit it then watches.
+    var reapedHere = false
+    /// Whether the exit of a worker reaped here is watched: from when it is expected.
+    var exitWatched = false
+    /// Whether the worker was reaped here: its pid may name another process from then on.
+    var reaped = false
     var exit: WorkerProcess.Exit?
     /// The limits the worker runs under, released when it exits.
     var limits: EnforcedLimits?
@@ -401,6 +410,8 @@ private final class ProcessLife: Sendable {
   /// which follows its death at once, wakes the wait; the OOM count is read from its cgroup,
   /// which stays until the host has reaped it.
   func endedAtMemoryLimit(waitingAtMost milliseconds: Int32) -> Bool {
+    // Asked when a connection ended: the exit is expected, and its OOM count is told at once.
+    watchExit()
     let ended = DispatchSemaphore(value: 0)
     // nil without a memory limit; whether the verdict is still to come.
     let mustWait = state.withLock { state -> Bool? in
@@ -417,17 +428,59 @@ private final class ProcessLife: Sendable {
   }
 
   /// The process is running (or already gone, if it died at once).
-  /// The worker runs as `pid`, signalled through `pidfd`, which `recordExit` closes unless
-  /// its owner is another (`closingPidfdAtExit: false`: the exit watch of a forked worker).
-  func started(pid: pid_t, pidfd: Int32, closingPidfdAtExit: Bool = true) {
+  /// The worker runs as `pid`, signalled through `pidfd`, which `recordExit` closes; or, when
+  /// this process reaps it (`reapedHere`, with no pidfd), by `pid` until it has.
+  func started(pid: pid_t, pidfd: Int32, reapedHere: Bool = false) {
     let late = state.withLock { state -> Int32 in
       state.pid = pid
-      state.closesPidfd = closingPidfdAtExit
-      if state.exit != nil { return closingPidfdAtExit ? pidfd : -1 }
+      state.reapedHere = reapedHere
+      if state.exit != nil { return pidfd }
       state.pidfd = pidfd
       return -1
     }
     if late >= 0 { Glibc.close(late) }
+  }
+
+  /// Watches for the exit of a worker reaped here, once: from when it is expected (its output
+  /// ended, its input was closed, it was told to stop, a connection of it ended), so that the
+  /// host holds its pidfd only then, not while it runs. The pid is still the worker's,
+  /// unreaped, when the pidfd is opened.
+  func watchExit() {
+    let pid = state.withLock { state -> pid_t? in
+      guard state.reapedHere, !state.exitWatched else { return nil }
+      state.exitWatched = true
+      return state.pid
+    }
+    guard let pid else { return }
+    let pidfd = bulkhead_pidfd_open(pid)
+    guard pidfd >= 0 else {
+      // No descriptor to be had (the host at its limit): a thread waits by pid instead.
+      DetachedThread.run { [self] in
+        reap(pidfd: -1, pid: pid)
+        pidfdClosed()
+      }
+      return
+    }
+    DescriptorWatch.exits.watch(pidfd) { [self] in
+      reap(pidfd: pidfd, pid: pid)
+      return false
+    } onEnd: { [self] in
+      pidfdClosed()
+    }
+  }
+
+  /// Waits for the worker reaped here to exit (at once when its pidfd is readable), reaps it
+  /// under the lock that a signal by pid takes, so that none reaches the pid once it may be
+  /// another process's, and records the exit.
+  private func reap(pidfd: Int32, pid: pid_t) {
+    var exited: Int32 = 0
+    var status: Int32 = 0
+    var waited = bulkhead_child_wait(pidfd, pid, 0, &exited, &status)
+    state.withLock { state in
+      if waited == 0 { waited = bulkhead_child_wait(pidfd, pid, 1, &exited, &status) }
+      state.reaped = true
+    }
+    recordExit(waited < 0 || exited == 0 ? .signalled(signal: waited < 0 ? SIGKILL : status) : .exited(status: status))
   }
 
   /// Writes `bytes` to the worker's standard input.
@@ -440,22 +493,30 @@ private final class ProcessLife: Sendable {
 
   var consoleIdentity: String? { state.withLock { $0.console }?.identity }
 
+  /// Ends the worker's input, which tells it to exit.
   func closeInput() {
     let console = state.withLock { state in
       defer { state.console = nil }
       return state.console
     }
     console?.closeInput()
+    watchExit()
+  }
+
+  /// Sends `signal`, which ends the worker, and watches for its exit.
+  func end(with signal: Int32) {
+    _ = self.signal(signal)
+    watchExit()
   }
 
   /// Sends `signal` to the worker if it is still there. Under the lock, so the pidfd cannot
-  /// be closed (and its number reused) meanwhile.
+  /// be closed (and its number reused), nor the worker reaped here, meanwhile.
   func signal(_ signal: Int32) -> Bool {
     state.withLock { state in
       if state.pidfd >= 0 { return bulkhead_pidfd_send_signal(state.pidfd, signal) == 0 }
-      // No pidfd (a kernel without pidfd_open): by pid, while Foundation has not reported
-      // the exit.
-      guard state.exit == nil, state.pid > 0 else { return false }
+      // By pid: a worker reaped here, before it is; or, under a kernel without pidfd_open, a
+      // spawned one, while Foundation has not reported the exit.
+      guard state.exit == nil, !state.reaped, state.pid > 0 else { return false }
       return Glibc.kill(state.pid, signal) == 0
     }
   }
@@ -494,21 +555,22 @@ private final class ProcessLife: Sendable {
     }
     for semaphore in verdictWaiters { semaphore.signal() }
     limits?.release()
-    let (console, pidfd, blocked) = state.withLock { state in
+    let (console, pidfd, blocked, reapedHere) = state.withLock { state in
       state.exit = exit
       defer {
         state.console = nil
         state.pidfd = -1
         state.blockedWaiters = []
       }
-      return (state.console, state.closesPidfd ? state.pidfd : -1, state.blockedWaiters)
+      return (state.console, state.pidfd, state.blockedWaiters, state.reapedHere)
     }
     for semaphore in blocked { semaphore.signal() }
     console?.closeInput()
     if pidfd >= 0 { Glibc.close(pidfd) }
-    // Only now, with the pidfd closed, may whoever waits for the end hear of it; a pidfd the
-    // exit watch owns is closed after this, and `pidfdClosed()` says so then.
-    if state.withLock({ $0.closesPidfd }) { pidfdClosed() }
+    // Only now, with the pidfd closed, may whoever waits for the end hear of it; the pidfd of
+    // a worker reaped here is its exit watch's, closed after this, and `pidfdClosed()` says
+    // so then.
+    if !reapedHere { pidfdClosed() }
   }
 
   /// The pidfd is closed, after the exit: the host holds nothing more of the process.
@@ -520,15 +582,17 @@ private final class ProcessLife: Sendable {
       })
   }
 
+  /// One of the worker's outputs reached its end; when both have, it has most likely exited.
   func outputEnded() {
-    let (blocked, ended) = state.withLock { state -> ([DispatchSemaphore], Ending?) in
+    let (allEnded, blocked, ended) = state.withLock { state -> (Bool, [DispatchSemaphore], Ending?) in
       state.openOutputs -= 1
-      guard state.openOutputs == 0 else { return ([], nil) }
+      guard state.openOutputs == 0 else { return (false, [], nil) }
       defer { state.outputWaiters = [] }
-      return (state.outputWaiters, state.takeEndWaiters())
+      return (true, state.outputWaiters, state.takeEndWaiters())
     }
     for semaphore in blocked { semaphore.signal() }
     Self.wake(ended)
+    if allEnded { watchExit() }
   }
 
   /// Wakes those who waited for the worker's end.
