@@ -78,6 +78,32 @@ private struct Parent: Reducer {
   }
 }
 
+/// Groups of tickers: a `forEach` in each element of a `forEach`, whose inner elements share
+/// ids across groups.
+private struct Groups: Reducer {
+  struct Group: Equatable, Identifiable {
+    var id: Int
+    var rows: IdentifiedArrayOf<Ticker.State> = [Ticker.State(id: 1)]
+  }
+  enum GroupAction: Equatable, Sendable { case rows(IdentifiedActionOf<Ticker>) }
+  struct State: Equatable { var groups: IdentifiedArrayOf<Group> = [Group(id: 1), Group(id: 2)] }
+  enum Action: Equatable, Sendable {
+    case groups(IdentifiedAction<Int, GroupAction>)
+    case removeGroup(Int)
+  }
+
+  var body: some Reducer<State, Action> {
+    Reduce { state, action in
+      if case let .removeGroup(id) = action { state.groups.remove(id: id) }
+      return .none
+    }
+    .forEach(\.groups, action: Action.groups) {
+      EmptyReducer<Group, GroupAction>()
+        .forEach(\.rows, action: GroupAction.rows) { Ticker() }
+    }
+  }
+}
+
 @MainActor
 @Suite struct CancellationTests {
   let clock = TestClock()
@@ -171,5 +197,25 @@ private struct Parent: Reducer {
     await second.receive(.tick) { $0.ticks = 1 }
     await second.send(.stopAll)
     await second.finish()
+  }
+
+  @Test func nestedElementsWithTheSameIdAreDistinctPlaces() async {
+    let store = TestStore(initialState: Groups.State()) {
+      Groups()
+    } withDependencies: { [clock] in
+      $0.continuousClock = clock
+    }
+    func row(inGroup group: Int, _ action: Ticker.Action) -> Groups.Action {
+      .groups(.element(id: group, action: .rows(.element(id: 1, action: action))))
+    }
+    await store.send(row(inGroup: 1, .start))
+    await store.send(row(inGroup: 2, .start))
+    // Stops only the ticker of group 1: the other's path differs in its outer step alone.
+    await store.send(row(inGroup: 1, .stop))
+    await clock.advance(by: .seconds(1))
+    await store.receive(row(inGroup: 2, .tick)) { $0.groups[id: 2]?.rows[id: 1]?.ticks = 1 }
+    // Removing the outer element cancels the effects of the elements inside it.
+    await store.send(.removeGroup(2)) { $0.groups.remove(id: 2) }
+    await store.finish()
   }
 }

@@ -117,8 +117,8 @@ public struct _PresentationReducer<Parent: Reducer, Destination: Reducer>: Reduc
     into state: inout Parent.State, action: Destination.Action, parentAction: Parent.Action
   ) -> Effect<Parent.Action> {
     guard let identity = identity(of: state[keyPath: toPresentationState].wrappedValue) else { return .none }
-    let path = NavigationPath.current.appending(identity)
-    let effects = NavigationPath.withCurrent(path) {
+    var path = NavigationPath.current.appending(identity)
+    let effects = NavigationPath.withCurrent(&path) {
       PresentedChild(child: destination).reduce(
         atBoundary: toPresentationAction.name(in: parentAction),
         into: &state[keyPath: toPresentationState].wrappedValue!, action: .presented(action))

@@ -106,9 +106,9 @@ where Destination.State: Sendable {
     _ id: StackElementID, into state: inout Parent.State, action: Destination.Action,
     parentAction: Parent.Action
   ) -> Effect<Parent.Action> {
-    let path = path(forElement: id)
+    var path = path(forElement: id)
     var effects = Effect<PresentationAction<Destination.Action>>.none
-    let found = NavigationPath.withCurrent(path) {
+    let found = NavigationPath.withCurrent(&path) {
       state[keyPath: toStackState].modify(id: id) {
         effects = PresentedChild(child: destination).reduce(
           atBoundary: toStackAction.name(in: parentAction), element: id, into: &$0,

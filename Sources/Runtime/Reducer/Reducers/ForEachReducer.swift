@@ -69,9 +69,8 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
     guard case let .element(id, elementAction)? = toElementAction.extract(from: action) else {
       return .none
     }
-    let path = path(forElement: id)
     var effects = Effect<Element.Action>.none
-    let found = NavigationPath.withCurrent(path) {
+    let found = NavigationPath.withCurrentElement(id, of: holder) {
       elements.modify(&state) { elements in
         elements.modify(id: id) {
           effects = element.reduce(
@@ -101,9 +100,10 @@ public struct _ForEachReducer<Parent: Reducer, ID: Hashable & Sendable, Element:
         ], at: location)
       return .none
     }
-    // Checked here, before the embedding closure is made (an allocation) to be passed to `map`.
+    // Checked here, before the embedding closure is made (an allocation) to be passed to `map`
+    // and before the element's path is made.
     guard !effects.isNone else { return .none }
     return effects.map { [toElementAction] in toElementAction.embed(.element(id: id, action: $0)) }
-      .cancellable(childAt: path)
+      .cancellable(childAt: path(forElement: id))
   }
 }

@@ -77,9 +77,9 @@ public struct _IfCaseLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
         ], at: location)
       return .none
     }
-    let path = NavigationPath.current.appending(identity)
+    var path = NavigationPath.current.appending(identity)
     var effects = Effect<Child.Action>.none
-    NavigationPath.withCurrent(path) {
+    NavigationPath.withCurrent(&path) {
       toChildState.modify(&state) {
         effects = child.reduce(
           atBoundary: toChildAction.name(in: action), into: &$0, action: childAction)

@@ -103,9 +103,9 @@ public struct _IfLetReducer<Parent: Reducer, Child: Reducer>: Reducer {
       if !isEphemeral { reportMissingChild(action) }
       return .none
     }
-    let path = NavigationPath.current.appending(
+    var path = NavigationPath.current.appending(
       ChildIdentity(of: childState, heldBy: AnyHashableSendable(keyPath: toChildState)))
-    let effects = NavigationPath.withCurrent(path) {
+    let effects = NavigationPath.withCurrent(&path) {
       child.reduce(
         atBoundary: toChildAction.name(in: action), into: &state[keyPath: toChildState]!,
         action: childAction)
