@@ -423,8 +423,13 @@ private final class ProcessLife: Sendable {
     guard let mustWait else { return false }
     // A verdict known already is not waited for: no one would signal.
     if mustWait { _ = ended.wait(timeout: .now() + .milliseconds(Int(milliseconds))) }
-    let (limits, kills, failed) = state.withLock { ($0.limits, $0.memoryKills, $0.failedToAllocate) }
-    return failed || kills > 0 || (limits?.memoryKills() ?? 0) > 0
+    // The group first, then what the exit recorded: the exit notes the group's count before
+    // it removes the group, so whichever moment this runs at, one of the two reads sees the
+    // kill. (The other order missed it when the exit came between the reads: the outputs had
+    // ended, so the verdict was known, but not yet recorded, and then the group was gone.)
+    let groupKills = state.withLock { $0.limits }?.memoryKills() ?? 0
+    let (kills, failed) = state.withLock { ($0.memoryKills, $0.failedToAllocate) }
+    return failed || kills > 0 || groupKills > 0
   }
 
   /// The process is running (or already gone, if it died at once).
