@@ -11,16 +11,10 @@ import Transport
 /// something else, or a template that dies with a request unanswered, fails with a clear error.
 @Suite(.serialized) struct HandedConnectionsTests {
   @Test func aForkedWorkerGreetsAndServesOnTheConnectionsHandedWithItsFork() throws {
-    let template = try startTemplate()
-    defer { template.close() }
-    let handed = try HandedConnections()
-    let worker = try WorkerProcess(name: "counter1", forkedBy: template, request: "counter1", handing: handed) { _ in }
-    defer { worker.kill() }
-
-    let system = SocketActorSystem(connection: handed.control, callTimeout: .seconds(10), reading: .byCaller)
-    defer { system.close() }
-    let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: system)
-    guard case let .serving(greeting) = try endpoint.helloSynchronously() else {
+    let forked = try ForkedCounter()
+    defer { forked.close() }
+    let (handed, worker) = (forked.handed, forked.worker)
+    guard case let .serving(greeting) = try forked.endpoint.helloSynchronously() else {
       Issue.record("the forked worker did not say it serves counter1")
       return
     }
@@ -33,15 +27,10 @@ import Transport
   }
 
   @Test func theHostHoldsNoPidfdOfAForkedWorkerWhileItRunsAndReapsItWhenItIsKilledFromOutside() async throws {
-    let template = try startTemplate()
-    defer { template.close() }
-    let handed = try HandedConnections()
-    let worker = try WorkerProcess(name: "counter1", forkedBy: template, request: "counter1", handing: handed) { _ in }
-    defer { worker.kill() }
-    let system = SocketActorSystem(connection: handed.control, callTimeout: .seconds(10), reading: .byCaller)
-    defer { system.close() }
-    let endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: system)
-    _ = try endpoint.helloSynchronously()
+    let forked = try ForkedCounter()
+    defer { forked.close() }
+    let worker = forked.worker
+    _ = try forked.endpoint.helloSynchronously()
 
     // Running, it costs the host no pidfd.
     #expect(pidfds(naming: worker.pid).isEmpty)
@@ -107,6 +96,40 @@ import Transport
 }
 
 /// A template of the two-counters app, started as a composition starts one.
+/// A `counter1` worker forked from a template of its own, on connections handed with its
+/// fork, and the host's end of its requests; `close()` ends them all.
+private struct ForkedCounter {
+  let template: WorkerTemplate
+  let handed: HandedConnections
+  let worker: WorkerProcess
+  let system: SocketActorSystem
+  let endpoint: BoundaryEndpoint
+
+  init() throws {
+    let template = try startTemplate()
+    var started: (worker: WorkerProcess, system: SocketActorSystem)?
+    do {
+      let handed = try HandedConnections()
+      let worker = try WorkerProcess(name: "counter1", forkedBy: template, request: "counter1", handing: handed) { _ in }
+      let system = SocketActorSystem(connection: handed.control, callTimeout: .seconds(10), reading: .byCaller)
+      started = (worker, system)
+      endpoint = try BoundaryEndpoint.resolve(id: BoundaryEndpoint.id, using: system)
+      (self.template, self.handed, self.worker, self.system) = (template, handed, worker, system)
+    } catch {
+      started?.system.close()
+      started?.worker.kill()
+      template.close()
+      throw error
+    }
+  }
+
+  func close() {
+    system.close()
+    worker.kill()
+    template.close()
+  }
+}
+
 func startTemplate() throws -> WorkerTemplate {
   let directory = try SocketDirectory.create()
   defer { directory.remove() }

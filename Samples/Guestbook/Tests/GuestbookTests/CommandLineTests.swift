@@ -12,8 +12,11 @@ import Testing
     let run = try runGuestbook(["--app", "guestbook", "--placement", placement.path])
     #expect(run.status == 0, "\(run.error)")
     let lines = run.output.split(separator: "\n")
-    let worker = try #require(lines.first { $0.contains("worker pid") })
-    #expect(worker.contains("composer"))
+    // The composer is a sheet: its place is vacant until the script presents it, and then a
+    // warm worker (this same binary) serves it.
+    let place = try #require(lines.first { $0.hasPrefix("  composer ") })
+    #expect(place.hasSuffix(" vacant: a warm worker serves it once presented"), "\(run.output)")
+    #expect(lines.contains { $0.contains("[event] worker ") && $0.hasSuffix(" serves composer") }, "\(run.output)")
     #expect(run.output.contains("name: \"Blob\", message: \"Lovely place!\""))
     // What crossed the composer's boundary: the script's four composer actions and the two
     // delegate actions its effects sent back through it.
