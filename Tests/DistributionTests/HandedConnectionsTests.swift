@@ -95,7 +95,6 @@ import Transport
   }
 }
 
-/// A template of the two-counters app, started as a composition starts one.
 /// A `counter1` worker forked from a template of its own, on connections handed with its
 /// fork, and the host's end of its requests; `close()` ends them all.
 private struct ForkedCounter {
@@ -130,6 +129,7 @@ private struct ForkedCounter {
   }
 }
 
+/// A template of the two-counters app, started as a composition starts one.
 func startTemplate() throws -> WorkerTemplate {
   let directory = try SocketDirectory.create()
   defer { directory.remove() }
