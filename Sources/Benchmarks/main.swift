@@ -1,17 +1,16 @@
 // The project's benchmark: every figure in one run, as ratios to a baseline measured in the
 // same run, because these machines are shared and noisy. Build it in release:
 //
-//   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies]
+//   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies | presenting]
 //   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
 //   swift run -c release bulkhead-benchmark effect-stream [ACTIONS]
-//   swift run -c release bulkhead-benchmark presenting
 //   swift run -c release bulkhead-benchmark instrumentation
 //
-// With `core`, `startup`, `scaling`, `limits`, `transport`, `patches`, `boundaries`, `nested` or
-// `async-dependencies`, only those figures (`boundaries` includes the async dependencies);
-// `remote-action` and `effect-stream` measure those rows alone, as long as asked, for profiling; `presenting`
-// (not in the whole run) re-presents Notes' sheet with the destination or its editor placed;
-// `instrumentation` measures only what the timings and the trace add to a remote action.
+// With a part's name, only its figures (`boundaries` includes the async dependencies;
+// `presenting` re-presents Notes' sheet with the destination or its editor placed, and presents
+// an `ifLet` child); `remote-action` and `effect-stream` measure those rows alone, as long as
+// asked, for profiling; `instrumentation` measures only what the timings and the trace add to a
+// remote action.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`) and as hosts of a pool whose cost it measures (`--pool-host`), and
@@ -93,4 +92,5 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Boundaries in worker processes (the Payload example)", boundaries)
   printTable("Nested placement (the Account example)", nested)
   printTable("Async dependencies across a boundary (the Lobby example)", asyncCalls)
+  printTable("Presenting a sheet right after the last was dismissed (Notes)", try presentationBenchmarks())
 }
