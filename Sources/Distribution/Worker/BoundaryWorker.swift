@@ -107,7 +107,8 @@ extension BoundaryWorker {
     // What every worker makes once whatever its boundary, the first time a fork does (its
     // effects' bookkeeping, a warm worker's server): made here, their metadata is inherited.
     _ = WorkerEffects.Machine(window: WorkerEffects.window, batch: WorkerEffects.batch)
-    _ = ObjectIdentifier(WarmServer<Root>.self)
+    TypeMetadata.make(WorkerEffects.Machine.Event.self, WorkerEffects.Machine.Command.self)
+    WarmServer<Root>.makeMetadata()
     // And what every worker does on its way to its greeting: finds this executable (for the
     // workers it may start of its own), and its endpoints' targets.
     _ = WorkerCommand.runningExecutable
@@ -299,7 +300,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   /// A worker template does this for each boundary, so that its forks inherit it. Starts no
   /// thread.
   static func makeMetadata(keeping sample: Child.State?) {
-    _ = ObjectIdentifier(Locked<Core>.self)
+    TypeMetadata.make(Locked<Core>.self, Settlement.self, Effect<Child.Action>.self)
     var slots = WorkerSlots<Child.State>()
     _ = slots.handle(.requested(slot: [], hostVersion: nil))
     if let sample {

@@ -30,6 +30,11 @@ final class WarmServer<Root: Reducer>: BoundaryServer {
     self.command = command
   }
 
+  /// Makes this server's metadata, in a worker template (`BoundaryWorker.warmUp(_:)`).
+  static func makeMetadata() {
+    TypeMetadata.make(Self.self, Pending.self)
+  }
+
   var hello: Wire.Hello { assigned.withLock { $0?.hello } ?? .warm }
 
   func handle(_ request: Wire.Request) -> Wire.Answer {
