@@ -45,6 +45,7 @@ where Base.Body: Reducer<Base.State, Base.Action> {
     }
   }
 
+  @inline(__always)
   public func reduce(into state: inout Base.State, action: Base.Action) -> Effect<Base.Action> {
     // The kept body lives in an object, so that no level holds the levels below it inline,
     // and is reached unretained: an inline body was copied on entry to each level with every
