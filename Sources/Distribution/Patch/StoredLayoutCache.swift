@@ -5,14 +5,26 @@ import Synchronization
 /// lock and looks the type up in a table on every action.
 ///
 /// Not generic, nor is what it holds: code that runs unspecialized for a child's state would
-/// otherwise look up the generic class's metadata on every action.
+/// otherwise look up the generic class's metadata on every action. And an `Atomic` of a
+/// concrete type, not an `AtomicLazyReference`, whose `load` the library runs unspecialized
+/// (a metadata lookup and a generic `Optional.map` on every action).
 final class StoredLayoutCache: Sendable {
-  private let verdict = AtomicLazyReference<StoredLayoutVerdict>()
+  /// The verdict once found, retained by this cache until it goes.
+  private let verdict = Atomic<Unmanaged<StoredLayoutVerdict>?>(nil)
 
   /// `StoredLayout.of(Value.self, sample: sample)`, asked once: every call must be for one type.
   func layout<Value>(of _: Value.Type, sample: Value) -> StoredLayout? {
-    if let known = verdict.load() { return known.layout }
-    return verdict.storeIfNil(StoredLayoutVerdict(StoredLayout.of(Value.self, sample: sample))).layout
+    if let known = verdict.load(ordering: .acquiring) { return known.takeUnretainedValue().layout }
+    let found = Unmanaged.passRetained(StoredLayoutVerdict(StoredLayout.of(Value.self, sample: sample)))
+    let (stored, first) = verdict.compareExchange(expected: nil, desired: found, ordering: .acquiringAndReleasing)
+    if stored { return found.takeUnretainedValue().layout }
+    // Another thread found it first: keep its verdict, which is the same.
+    found.release()
+    return first?.takeUnretainedValue().layout
+  }
+
+  deinit {
+    verdict.load(ordering: .acquiring)?.release()
   }
 }
 

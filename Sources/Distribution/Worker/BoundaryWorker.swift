@@ -235,26 +235,30 @@ private func reportUp(_ line: String) {
   FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+/// What the host said of an effect action's outcome, waiting for the next user of a
+/// `ChildServer`'s core. Not nested in the generic server: code that runs unspecialized for a
+/// child would look up the metadata of a nested type, and of arrays of it, on every request.
+private struct Settlement {
+  let sequence: UInt64
+  let taken: Bool
+}
+
 /// Serves one child boundary: the worker's copies of the child's states, one per slot, and
 /// the outcomes of effect actions it computed ahead of the host.
 private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecomputer {
-  private typealias Slot = WorkerSlots<Child.State>.Slot
+  private typealias Slot = WorkerSlots<KeptState>.Slot
 
+  /// The child comes last: the fields before it have fixed offsets, which code that runs
+  /// unspecialized for the child reads without looking up the metadata of `Core`.
   private struct Core {
-    let child: Child
-    var slots = WorkerSlots<Child.State>()
+    var slots = WorkerSlots<KeptState>()
     /// The worker's own dependencies in the host's context, and the host's clock; their
     /// defaults live as long as the context does, as a store's do.
     var base: DependencyValues
     /// The dependencies of the host's last header, which reducers run with.
     var dependencies: DependencyValues?
     var host: HostDependencies?
-  }
-
-  /// What the host said of an effect action's outcome, waiting for the next user of `core`.
-  private struct Settlement {
-    let sequence: UInt64
-    let taken: Bool
+    let child: Child
   }
 
   private let core: Locked<Core>
@@ -289,7 +293,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     self.nested = nested
     var base = DependencyValues.current.withFreshDefaults()
     base.continuousClock = HostClock(effects: runner)
-    self.core = Locked(Core(child: child, base: base))
+    self.core = Locked(Core(base: base, child: child))
     self.hello = .serving(Wire.Greeting(boundary: boundary, child: Child.self))
     runner.precomputer = self
   }
@@ -300,12 +304,12 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   /// A worker template does this for each boundary, so that its forks inherit it. Starts no
   /// thread.
   static func makeMetadata(keeping sample: Child.State?) {
-    TypeMetadata.make(Locked<Core>.self, Settlement.self, Effect<Child.Action>.self)
-    var slots = WorkerSlots<Child.State>()
-    _ = slots.handle(.requested(slot: [], hostVersion: nil))
+    TypeMetadata.make(Locked<Core>.self, Effect<Child.Action>.self)
+    var slots = WorkerSlots<KeptState>()
+    slots.requested(slot: [], hostVersion: nil)
     if let sample {
-      _ = slots.handle(.ran(slot: [], Slot(version: slots.newVersion(), state: sample)))
-      _ = slots.handle(.dropped(slot: []))
+      slots.ran(slot: [], Slot(version: slots.newVersion(), state: KeptState(sample)))
+      slots.dropped(slot: [])
     }
   }
 
@@ -320,7 +324,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         case .assign:
           return .failed("this worker serves \(boundary) already; only a warm worker takes a boundary")
         case let .drop(slot):
-          _ = core.slots.handle(.dropped(slot: slot))
+          core.slots.dropped(slot: slot)
           return .dropped
         case let .run(slot, baseVersion, patch, action, dependencies, _):
           do {
@@ -346,9 +350,9 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
   func outcome(of action: any Sendable, in key: [UInt8], sequence: UInt64) -> Wire.Outcome? {
     withCore { core in
       guard core.host?.allowsRunningAhead == true, let dependencies = core.dependencies,
-        let base = core.slots.tip(of: key), let action = action as? Child.Action
+        let base = core.slots.tip(of: key), var state = base.state.value as? Child.State,
+        let action = action as? Child.Action
       else { return nil }
-      var state = base.state
       var runs: [UInt64] = []
       guard
         let outcome = try? reduce(
@@ -357,7 +361,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
         runner.discard(runs)
         return nil
       }
-      core.slots.computedAhead(sequence: sequence, slot: key, outcome: outcome, state: state, runs: runs)
+      core.slots.computedAhead(sequence: sequence, slot: key, outcome: outcome, state: KeptState(state), runs: runs)
       return outcome
     }
   }
@@ -390,6 +394,7 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       defer { settlements = [] }
       return settlements
     }
+    if pending.isEmpty { return [] }
     var discarded: [UInt64] = []
     for settlement in pending {
       for case let .discard(runs) in core.slots.settled(sequence: settlement.sequence, taken: settlement.taken) {
@@ -416,15 +421,18 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
     guard let dependencies = core.dependencies else {
       throw DistributionError.protocolViolation("the host sent an action before its dependencies")
     }
-    _ = core.slots.handle(.requested(slot: key, hostVersion: baseVersion))
-    guard var slot = try current(&core, slot: key, baseVersion: baseVersion, patch: patch) else {
+    core.slots.requested(slot: key, hostVersion: baseVersion)
+    guard let slot = try current(&core, slot: key, baseVersion: baseVersion, patch: patch) else {
       return .stale(version: core.slots.slots[key]?.version ?? Wire.emptyVersion)
+    }
+    guard var state = slot.state.value as? Child.State else {
+      throw DistributionError.protocolViolation("the slot keeps a state of another type than \(Child.State.self)")
     }
     var runs: [UInt64] = []
     let outcome = try reduce(
-      &core, &slot.state, at: slot.version, action: try actions.decode(bytes), slot: key, with: dependencies,
+      &core, &state, at: slot.version, action: try actions.decode(bytes), slot: key, with: dependencies,
       runs: &runs)
-    _ = core.slots.handle(.ran(slot: key, Slot(version: outcome.version, state: slot.state)))
+    core.slots.ran(slot: key, Slot(version: outcome.version, state: KeptState(state)))
     return .ran(outcome)
   }
 
@@ -461,6 +469,17 @@ private final class ChildServer<Child: Reducer>: BoundaryServer, OutcomePrecompu
       }
       return existing
     }
-    return Slot(version: core.slots.newVersion(), state: try states.apply(patch, existing?.state))
+    let patched = try states.apply(patch, existing?.state.value as? Child.State)
+    return Slot(version: core.slots.newVersion(), state: KeptState(patched))
   }
+}
+
+/// A child's state as its server keeps it in its slots: in an existential, so that the slots
+/// are of one concrete type, whose code the compiler specializes. Slots of the child's own
+/// state type, known only at run time, run unspecialized: a lookup of their types' metadata
+/// at almost every step (a quarter of handling a request), where this costs a cast.
+private struct KeptState {
+  let value: Any
+
+  init(_ value: Any) { self.value = value }
 }

@@ -78,21 +78,36 @@ struct WorkerSlots<State> {
     case let .settled(sequence, taken):
       return settled(sequence: sequence, taken: taken)
     case let .requested(key, hostVersion):
-      close(key, hostVersion: hostVersion)
+      requested(slot: key, hostVersion: hostVersion)
       return []
     case let .ran(key, slot):
-      slots[key] = slot
+      ran(slot: key, slot)
       return []
     case let .dropped(key):
-      close(key, hostVersion: nil)
-      slots[key] = nil
+      dropped(slot: key)
       return []
     }
   }
 
-  // The two events of every effect action, `computedAhead` and `settled`, are also methods,
-  // which the server calls: it runs unspecialized for its child's state, where making an
-  // `Event` costs a lookup of its type's metadata each time.
+  // Every event is also a method, which the server calls: it runs unspecialized for its
+  // child's state, where making an `Event` (and the empty `[Command]` most return) costs
+  // lookups of their types' metadata each time.
+
+  /// `.requested`: closes the slot's open tentative outcomes.
+  mutating func requested(slot key: [UInt8], hostVersion: UInt64?) {
+    close(key, hostVersion: hostVersion)
+  }
+
+  /// `.ran`: the slot is `slot` now.
+  mutating func ran(slot key: [UInt8], _ slot: Slot) {
+    slots[key] = slot
+  }
+
+  /// `.dropped`: forgets the slot and closes its open tentative outcomes.
+  mutating func dropped(slot key: [UInt8]) {
+    close(key, hostVersion: nil)
+    slots[key] = nil
+  }
 
   /// `.computedAhead`: keeps the outcome, open, at the end of its slot's chain.
   mutating func computedAhead(sequence: UInt64, slot key: [UInt8], outcome: Wire.Outcome, state: State, runs: [UInt64]) {
@@ -129,6 +144,8 @@ struct WorkerSlots<State> {
   /// Closes the open tentative outcomes of `key`: the one at `hostVersion`, if any, is the
   /// host's copy now. Their effect bodies wait for the host's word in `settled`.
   private mutating func close(_ key: [UInt8], hostVersion: UInt64?) {
+    // Most requests find nothing open: no lookup then.
+    if open.isEmpty { return }
     for sequence in open.removeValue(forKey: key) ?? [] {
       guard let closed = tentative[sequence] else { continue }
       tentative[sequence]?.isOpen = false
