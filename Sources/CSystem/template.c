@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -124,6 +125,11 @@ struct template_server {
   bulkhead_template_child child;
   void *context;
   int result;
+  /// Whether the template has been seen with only its two threads, after which it cannot
+  /// have more: a thread is started only by another of the same process, and neither of
+  /// these starts one (the main thread waits in pthread_join, this one runs the loop below,
+  /// and the code of each child runs in the new process only).
+  int is_down_to_two_threads;
 };
 
 /// Answers a request: a status, a detail, and the new worker's pidfd when it started.
@@ -161,6 +167,10 @@ static void become_worker(struct template_server *server, const int *descriptors
   // robust-futex list of a new process. (The thread id glibc keeps is written by the kernel,
   // CLONE_CHILD_SETTID; the pid is not cached by glibc since 2.25.)
   if (robust != NULL) syscall(SYS_set_robust_list, robust, robust_length);
+  // A new process may run before its parent, on its processor: the template answers its host
+  // first, and is free to fork the next worker while this one starts (its launch is waiting
+  // for it already, unless it has limits).
+  sched_yield();
   enum { count = bulkhead_template_request_descriptors };
   // Writing "0" moves the writing thread, the process's only one: the worker is in its groups
   // before it runs any code of its own, and one that cannot join them never runs at all.
@@ -194,11 +204,14 @@ static void fork_worker(struct template_server *server, const int *descriptors, 
                         int *tid_address, struct robust_list_head *robust, size_t robust_length) {
   // The main thread waits in pthread_join and this one: anything more (a Dispatch or Swift
   // concurrency thread started by the app's code) may hold a lock the new worker would
-  // never see released.
-  int threads = thread_count();
-  if (threads != 2) {
-    reply(server->connection, bulkhead_template_too_many_threads, threads, -1);
-    return;
+  // never see released. Counted until there are two, which stay two.
+  if (!server->is_down_to_two_threads) {
+    int threads = thread_count();
+    if (threads != 2) {
+      reply(server->connection, bulkhead_template_too_many_threads, threads, -1);
+      return;
+    }
+    server->is_down_to_two_threads = 1;
   }
   if (tid_address == NULL) {
     reply(server->connection, bulkhead_template_no_thread_address, 0, -1);

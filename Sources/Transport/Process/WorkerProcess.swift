@@ -103,8 +103,14 @@ package final class WorkerProcess: Sendable {
     }
     let started: (pid: pid_t, pidfd: Int32)
     var groups: JoinableGroups?
+    // A worker with no limits to enforce finds its launch waiting when it begins, and goes on
+    // to its greeting while the host takes the template's answer; one with limits reads it
+    // only once they are enforced.
+    let launch = WorkerLaunch.text(.handed, brief: brief)
+    let launchesWithFork = limits?.limits.isEmpty ?? true
     do {
       defer { for end in [workerEnd, standardError.write] { Glibc.close(end) } }
+      if launchesWithFork { try console.write(launch) }
       groups = try limits.flatMap { limits throws(TransportError) in
         try limits.enforcer.groupsToJoin(limits.limits, name: name)
       }
@@ -137,7 +143,7 @@ package final class WorkerProcess: Sendable {
     Self.forwardLines(of: standardError.read, as: .standardError, from: name, to: output, life: life)
     do {
       try life.enforce(limits, name: name, joined: groups)
-      try life.write(WorkerLaunch.text(.handed, brief: brief))
+      if !launchesWithFork { try life.write(launch) }
     } catch {
       life.end(with: SIGKILL)
       throw error
