@@ -11,7 +11,10 @@ import Synchronization
 /// The actors a system hosts hold it, and it holds them, until the connection ends. Calls
 /// arriving from the peer start in the order they were sent, on the thread that reads the
 /// connection (`executor`); a caller that prefers that executor resumes there too, so a call
-/// costs no thread hop on either side.
+/// costs no thread hop on either side. A caller on any other thread reads its own reply when
+/// the reading thread is waiting (`ReadSide`): it spins briefly for it (`BriefSpin`) on its own
+/// thread, so that the reply wakes no thread at all, and leaves the reply to the reading thread
+/// when it does not come soon.
 ///
 /// A distributed method that returns nothing and cannot throw is a *message*: the call
 /// returns once it is written, and the peer sends nothing back. Messages and calls from one
