@@ -119,6 +119,11 @@ int bulkhead_epoll_remove(int epoll, int descriptor) {
   return epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, NULL);
 }
 
+int bulkhead_epoll_arm(int epoll, int descriptor, uint64_t token, int armed) {
+  struct epoll_event event = {.events = armed ? EPOLLIN | EPOLLRDHUP : 0, .data.u64 = token};
+  return epoll_ctl(epoll, EPOLL_CTL_MOD, descriptor, &event);
+}
+
 int bulkhead_epoll_wait(int epoll, uint64_t *tokens, int capacity, int timeout) {
   struct epoll_event events[64];
   int count = epoll_wait(epoll, events, capacity < 64 ? capacity : 64, timeout);

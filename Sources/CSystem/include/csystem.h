@@ -127,6 +127,10 @@ int bulkhead_epoll_add(int epoll, int descriptor, uint64_t token);
 /// Stops watching `descriptor`. 0, or -1 with errno.
 int bulkhead_epoll_remove(int epoll, int descriptor);
 
+/// Watches `descriptor`, already added, for input or its end again (`armed`), or for nothing
+/// but its errors and hang-up, without waking a thread that waits on `epoll`. 0, or -1 with errno.
+int bulkhead_epoll_arm(int epoll, int descriptor, uint64_t token, int armed);
+
 /// Waits until a watched descriptor is ready, at most `timeout` milliseconds (-1: for ever),
 /// and writes the tokens of up to `capacity` ready ones into `tokens`: their number (0 when
 /// the wait timed out), or -1 with errno (EINTR: ask again).

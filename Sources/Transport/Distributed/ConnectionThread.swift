@@ -49,11 +49,21 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     func handleNext(of connection: FramedConnection) -> Outcome {
       do throws(TransportError) {
         guard let frame = try connection.receive() else { return .ended(nil) }
+        return handle(.frame(frame))
+      } catch {
+        return .ended(error)
+      }
+    }
+
+    /// Handles what a caller that held the read side handed on.
+    func handle(_ handed: ReadSideMachine.Handed) -> Outcome {
+      switch handed {
+      case let .frame(frame):
         guard self.frame(frame) else {
           return .ended(.malformed("the peer sent a message that is not part of the protocol"))
         }
         return .handled
-      } catch {
+      case let .end(error):
         return .ended(error)
       }
     }
@@ -63,16 +73,16 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     lane = Lane(jobs)
   }
 
-  /// Starts reading `reader` on a new thread. `idleWait` bounds each wait when nothing is
+  /// Starts reading `readSide` on a new thread. `idleWait` bounds each wait when nothing is
   /// due, so that a deadline set while the thread waits is never checked later than it falls.
-  func start(reading reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    DetachedThread.run { [self] in run(reader, idleWait: idleWait, handlers: handlers, spin: BriefSpin(budget: .zero)) }
+  func start(reading readSide: ReadSide, idleWait: Duration, handlers: Handlers) {
+    DetachedThread.run { [self] in run(readSide, idleWait: idleWait, handlers: handlers, spin: BriefSpin(budget: .zero)) }
   }
 
-  /// Reads `reader` on the calling thread until the connection ends, spinning briefly
+  /// Reads `readSide` on the calling thread until the connection ends, spinning briefly
   /// (`BriefSpin`) before each wait: the thread serves a peer that waits for each answer.
-  func read(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers) {
-    run(reader, idleWait: idleWait, handlers: handlers, spin: BriefSpin())
+  func read(_ readSide: ReadSide, idleWait: Duration, handlers: Handlers) {
+    run(readSide, idleWait: idleWait, handlers: handlers, spin: BriefSpin())
   }
 
   /// Hands every job to the global executor from now on: for a connection that no thread of
@@ -107,48 +117,63 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     jobs.enqueue(UnownedJob(job), isolated: false)
   }
 
-  private func run(_ reader: ConnectionHalf, idleWait: Duration, handlers: Handlers, spin: BriefSpin) {
+  /// Reads whenever it holds the read side (a caller may hold it while the thread waits, to
+  /// read its own reply), and runs the queued jobs in between.
+  private func run(_ readSide: ReadSide, idleWait: Duration, handlers: Handlers, spin: BriefSpin) {
     var spin = spin
     jobs.readOnThisThread()
     var ending: TransportError?
-    defer { finish(handlers, ending) }
-    let connection = reader.connection
-    /// Handles the next frame; false when the connection ended or must end.
-    func handleNext() -> Bool {
-      guard case let .ended(error) = handlers.handleNext(of: connection) else { return true }
-      ending = error
-      return false
+    defer {
+      readSide.end()
+      finish(handlers, ending)
     }
+    let connection = readSide.half.connection
+    var socketIsReadable = false
     while true {
       runQueuedJobs()
-      if connection.isReadyToReceive {
-        guard handleNext() else { return }
-        continue
-      }
-      var descriptors = [
-        pollfd(fd: connection.socket.descriptor, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: jobs.wakeup, events: Int16(POLLIN), revents: 0),
-      ]
-      let now = ContinuousClock.now
-      let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
-      let ready = spin.wait(until: { connection.readAvailable() || !jobs.isEmpty }) { () -> Int32 in
-        // A spin that read a whole frame (or what `receive()` must report) needs no poll,
-        // nor does one that found a job: its wake-up is cleared before the job is taken, so
-        // a job queued later wakes the next poll.
-        if connection.isReadyToReceive { return 0 }
-        if !jobs.isEmpty {
-          _ = bulkhead_wakeup_clear(jobs.wakeup)
-          return 0
+      if case let .reads(handed) = readSide.threadTakes() {
+        if let handed, case let .ended(error) = handlers.handle(handed) {
+          ending = error
+          return
         }
-        return poll(&descriptors, 2, wait.roundedUpMilliseconds)
-      }
-      guard ready >= 0 || errno == EINTR else { return }
-      if descriptors[1].revents != 0 { _ = bulkhead_wakeup_clear(jobs.wakeup) }
-      if descriptors[0].revents != 0 || connection.isReadyToReceive {
-        guard handleNext() else { return }
+        if socketIsReadable { _ = connection.readAvailable() }
+        socketIsReadable = false
+        // Only a whole frame (or the end) is received here, so no read waits with the read
+        // side held: a frame that comes in pieces is read as its pieces land.
+        if connection.isReadyToReceive {
+          if case let .ended(error) = handlers.handleNext(of: connection) {
+            ending = error
+            return
+          }
+          continue
+        }
+        let now = ContinuousClock.now
+        let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
+        spin.wait(until: { connection.readAvailable() || !jobs.isEmpty }) {
+          // A spin that read a whole frame (or what `receive()` must report) needs no wait,
+          // nor does one that found a job: its wake-up is cleared before the job is taken, so
+          // a job queued later wakes the next wait.
+          if connection.isReadyToReceive { return }
+          if !jobs.isEmpty {
+            _ = bulkhead_wakeup_clear(jobs.wakeup)
+            return
+          }
+          readSide.threadLetsGo()
+          socketIsReadable = waitForSocketOrJob(readSide, wait)
+        }
+      } else {
+        let now = ContinuousClock.now
+        _ = waitForSocketOrJob(readSide, handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait)
       }
       handlers.expire(.now)
     }
+  }
+
+  /// Waits without the read side: whether the socket became readable.
+  private func waitForSocketOrJob(_ readSide: ReadSide, _ wait: Duration) -> Bool {
+    let woken = readSide.wait(milliseconds: wait.roundedUpMilliseconds)
+    if woken.wakeup { _ = bulkhead_wakeup_clear(jobs.wakeup) }
+    return woken.socket
   }
 
   /// Runs the jobs queued, leaving the wake-up as it is: for the thread's own jobs, which

@@ -11,7 +11,10 @@ import Synchronization
 /// The actors a system hosts hold it, and it holds them, until the connection ends. Calls
 /// arriving from the peer start in the order they were sent, on the thread that reads the
 /// connection (`executor`); a caller that prefers that executor resumes there too, so a call
-/// costs no thread hop on either side.
+/// costs no thread hop on either side. A caller on any other thread reads its own reply when
+/// the reading thread is waiting (`ReadSide`): it spins briefly for it (`BriefSpin`) on its own
+/// thread, so that the reply wakes no thread at all, and leaves the reply to the reading thread
+/// when it does not come soon.
 ///
 /// A distributed method that returns nothing and cannot throw is a *message*: the call
 /// returns once it is written, and the peer sends nothing back. Messages and calls from one
@@ -64,6 +67,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   private let state: Mutex<State>
   /// The reading half, for a system read by its callers; nil for one read by its thread.
   private let callerReading: Mutex<ConnectionHalf?>
+  /// The reading half, for a system read by a thread of its own, which a caller takes for a
+  /// moment to read its own reply; nil for any other system.
+  private let readSide: ReadSide?
   /// Payload bytes written and read so far, for statistics.
   private let traffic = Traffic()
   /// The thread that reads the connection, as an executor: calls from the peer run on it, and
@@ -78,8 +84,14 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     var targets: [String: UInt64] = [:]
   }
 
+  private typealias Waiter = UnsafeContinuation<Result<[UInt8], any Error>, Never>
+
+  /// A call written, or about to be, whose outcome has not reached its caller.
   private struct PendingCall {
-    let continuation: UnsafeContinuation<[UInt8], any Error>
+    /// Nil until the caller waits: an outcome that comes sooner (to a caller that reads its
+    /// own reply, or that the thread beat to it) is kept in `outcome` for it.
+    var continuation: Waiter?
+    var outcome: Result<[UInt8], any Error>?
     let deadline: ContinuousClock.Instant
     let target: String
   }
@@ -176,10 +188,13 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
           milliseconds: Int32(clamping: max(1, seconds * 1_000 + attoseconds / 1_000_000_000_000_000)))
       }
       callerReading = Mutex(ConnectionHalf(connection: connection))
+      readSide = nil
       closeHandler = onClose
       executor.stop()
     case .byThread, .byServingThread, .byPoller:
+      let reader = ConnectionHalf(connection: connection)
       callerReading = Mutex(nil)
+      readSide = reading == .byPoller ? nil : ReadSide(reader, wakeup: executor.wakeup)
       closeHandler = nil
       // Weak: the reading thread must not keep alive a system that nobody uses.
       let handlers = ConnectionThread.Handlers(
@@ -190,9 +205,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
           self?.peerDidDisconnect()
           onClose(error)
         })
-      let reader = ConnectionHalf(connection: connection)
-      if reading == .byThread {
-        executor.start(reading: reader, idleWait: callTimeout, handlers: handlers)
+      if reading == .byThread, let readSide {
+        executor.start(reading: readSide, idleWait: callTimeout, handlers: handlers)
       } else {
         if reading == .byPoller && shared == nil { executor.stop() }
         serving.withLock { $0 = Serving(reader: reader, handlers: handlers) }
@@ -213,8 +227,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// running the peer's calls, until the connection ends. Returns at once on any other system
   /// or the second time.
   package func serve() {
-    guard reading == .byServingThread, let serving = takeServing() else { return }
-    executor.read(serving.reader, idleWait: callTimeout, handlers: serving.handlers)
+    guard reading == .byServingThread, let readSide, let serving = takeServing() else { return }
+    executor.read(readSide, idleWait: callTimeout, handlers: serving.handlers)
   }
 
   /// The reading half, handed out once, for a system read by its serving thread or a poller.
@@ -244,6 +258,8 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
   /// Payload bytes written to the peer and read from it so far.
   package var bytesSent: Int { traffic.sent.load(ordering: .relaxed) }
   package var bytesReceived: Int { traffic.received.load(ordering: .relaxed) }
+  /// How many calls read their own reply on the calling thread, on a system read by its thread.
+  package var repliesReadByCallers: Int { traffic.repliesReadByCallers.load(ordering: .relaxed) }
 
   /// Does what this system does the first time its peer calls `actor`, short of the call:
   /// gives the table of the targets the peer names its first entry, and finds out how calls
@@ -353,23 +369,100 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       return try callReadingReply(id, actor, target: target.identifier, named: target.description, arguments: arguments)
     }
     let identifier = target.identifier
-    let deadline = ContinuousClock.now + callTimeout
+    let isOpen = state.withLock { state in
+      if !state.isClosed {
+        state.pending[id] = PendingCall(deadline: ContinuousClock.now + callTimeout, target: identifier)
+      }
+      return !state.isClosed
+    }
+    guard isOpen else { throw RemoteCallError.peerDisconnected }
+    do {
+      try write(call: id, actor, target: identifier, arguments: arguments)
+    } catch {
+      state.withLock { $0.pending[id] = nil }
+      throw RemoteCallError.peerDisconnected
+    }
+    // The connection's own thread resumes a call it reads at once; any other caller reads its
+    // reply itself if nobody else reads, so that the reply wakes no thread but its own.
+    let spin = executor.isCurrent ? nil : readSide.flatMap { readOwnReply(id, from: $0) }
+    if let outcome = takeOutcome(of: id) {
+      if let spin, let readSide {
+        if spin.isReady { traffic.repliesReadByCallers.add(1, ordering: .relaxed) } else { readSide.callerWaited(spin) }
+      }
+      return try outcome.get()
+    }
     // Unsafe rather than checked: `pending` hands each continuation out exactly once (to the
     // reply, the deadline, or the peer's end), and the check costs every call.
-    return try await withUnsafeThrowingContinuation { continuation in
-      let isClosed = state.withLock { state in
-        if !state.isClosed {
-          state.pending[id] = PendingCall(continuation: continuation, deadline: deadline, target: identifier)
-        }
-        return state.isClosed
-      }
-      guard !isClosed else { return continuation.resume(throwing: RemoteCallError.peerDisconnected) }
-      do {
-        try write(call: id, actor, target: identifier, arguments: arguments)
-      } catch {
-        fail(call: id, with: RemoteCallError.peerDisconnected)
-      }
+    let outcome = await withUnsafeContinuation { wait(for: id, $0) }
+    if let spin, let readSide { readSide.callerWaited(spin) }
+    return try outcome.get()
+  }
+
+  /// The outcome of call `id` if it has come, which ends the call.
+  private func takeOutcome(of id: UInt64) -> Result<[UInt8], any Error>? {
+    state.withLock { state in
+      guard let outcome = state.pending[id]?.outcome else { return nil }
+      state.pending[id] = nil
+      return outcome
     }
+  }
+
+  /// Reads replies on the calling thread, holding `readSide`, until the reply to call `id`
+  /// has come or the spin (`BriefSpin`) runs out; stops early at a call from the peer or the
+  /// connection's end, which it hands to the reading thread. Nil when the thread or another
+  /// caller reads, or the reply has come already.
+  private func readOwnReply(_ id: UInt64, from readSide: ReadSide) -> BriefSpin.Begun? {
+    guard var spin = readSide.callerTakes() else { return nil }
+    let connection = readSide.half.connection
+    var handing: ReadSideMachine.Handed?
+    // The thread may have read the reply before this caller took over.
+    guard state.withLock({ $0.pending[id]?.outcome == nil }) else {
+      readSide.callerGivesBack(handing: nil, spin: spin)
+      return nil
+    }
+    var replied = false
+    let begun = spin.spin {
+      if !connection.isReadyToReceive { _ = connection.readAvailable() }
+      while handing == nil, connection.isReadyToReceive {
+        do throws(TransportError) {
+          guard let frame = try connection.receive() else {
+            handing = .end(nil)
+            break
+          }
+          switch try? Envelope(frame) {
+          case let .reply(replyID, value)?:
+            traffic.received.add(frame.payload.count, ordering: .relaxed)
+            settle(call: replyID, with: .success(value))
+            replied = replied || replyID == id
+          case let .failure(replyID, error)?:
+            traffic.received.add(frame.payload.count, ordering: .relaxed)
+            settle(call: replyID, with: .failure(error.error))
+            replied = replied || replyID == id
+          case .call?, nil:
+            // The thread starts the peer's calls, in order, and ends a connection that breaks
+            // the protocol.
+            handing = .frame(frame)
+          }
+        } catch {
+          handing = .end(error)
+        }
+      }
+      return replied || handing != nil
+    }
+    readSide.callerGivesBack(handing: handing, spin: spin)
+    return begun
+  }
+
+  /// Hands call `id` its outcome when the outcome has come, or else keeps `continuation` for it.
+  private func wait(for id: UInt64, _ continuation: Waiter) {
+    let outcome = state.withLock { state -> Result<[UInt8], any Error>? in
+      guard var call = state.pending.removeValue(forKey: id) else { return .failure(RemoteCallError.peerDisconnected) }
+      if let outcome = call.outcome { return outcome }
+      call.continuation = continuation
+      state.pending[id] = call
+      return nil
+    }
+    if let outcome { continuation.resume(returning: outcome) }
   }
 
   // MARK: Calls from synchronous code
@@ -485,25 +578,35 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
     if wasOpen { closeHandler?(error) }
   }
 
-  private func fail(call id: UInt64, with error: any Error) {
-    state.withLock { $0.pending.removeValue(forKey: id) }?.continuation.resume(throwing: error)
+  /// Hands call `id` its outcome: resumes its caller if it waits, or else keeps the outcome
+  /// for it. The first outcome counts; a call that has ended ignores more.
+  private func settle(call id: UInt64, with outcome: Result<[UInt8], any Error>) {
+    let waiter = state.withLock { state -> Waiter? in
+      guard var call = state.pending[id], call.outcome == nil else { return nil }
+      guard let waiter = call.continuation else {
+        call.outcome = outcome
+        state.pending[id] = call
+        return nil
+      }
+      state.pending[id] = nil
+      return waiter
+    }
+    waiter?.resume(returning: outcome)
   }
 
   /// When the oldest call in flight runs out of time.
   private var nextDeadline: ContinuousClock.Instant? {
-    state.withLock { $0.pending.values.lazy.map(\.deadline).min() }
+    state.withLock { $0.pending.values.lazy.filter { $0.outcome == nil }.map(\.deadline).min() }
   }
 
   private func expireCalls(at now: ContinuousClock.Instant) {
-    let expired = state.withLock { state -> [PendingCall] in
+    let expired = state.withLock { state -> [(UInt64, String)] in
       // Most wake-ups find nothing due: check before building anything.
-      guard state.pending.values.contains(where: { $0.deadline <= now }) else { return [] }
-      let due = state.pending.filter { $0.value.deadline <= now }
-      for id in due.keys { state.pending[id] = nil }
-      return Array(due.values)
+      guard state.pending.values.contains(where: { $0.deadline <= now && $0.outcome == nil }) else { return [] }
+      return state.pending.filter { $0.value.deadline <= now && $0.value.outcome == nil }.map { ($0.key, $0.value.target) }
     }
-    for call in expired {
-      call.continuation.resume(throwing: RemoteCallError.deadlineExceeded(call.target, callTimeout))
+    for (id, target) in expired {
+      settle(call: id, with: .failure(RemoteCallError.deadlineExceeded(target, callTimeout)))
     }
   }
 
@@ -556,9 +659,9 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
         return false
       }
     case let .reply(id, value):
-      state.withLock { $0.pending.removeValue(forKey: id) }?.continuation.resume(returning: value)
+      settle(call: id, with: .success(value))
     case let .failure(id, error):
-      fail(call: id, with: error.error)
+      settle(call: id, with: .failure(error.error))
     }
     return true
   }
@@ -571,13 +674,12 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
       state.isClosed = true
       state.departed.merge(state.actors.mapValues { Departed(actor: $0) }) { _, new in new }
       defer {
-        state.pending = [:]
         state.actors = [:]
         state.parked = []
       }
-      return (state.pending.values, state.actors.values)
+      return (state.pending.keys, state.actors.values)
     }
-    for call in pending { call.continuation.resume(throwing: RemoteCallError.peerDisconnected) }
+    for id in pending { settle(call: id, with: .failure(RemoteCallError.peerDisconnected)) }
     // Each hosted actor holds this system: let them go here, or neither is ever freed. Released
     // outside the lock, as an actor's deinit resigns its id.
     withExtendedLifetime(actors) {}
@@ -687,4 +789,5 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
 private final class Traffic: Sendable {
   let sent = Atomic<Int>(0)
   let received = Atomic<Int>(0)
+  let repliesReadByCallers = Atomic<Int>(0)
 }

@@ -72,24 +72,43 @@ package struct BriefSpin: Sendable {
     until isReady: () -> Bool, then block: () throws(Failure) -> Result
   ) throws(Failure) -> Result {
     guard budget > 0, Self.hasSpareCPU else { return try block() }
-    let start = Self.now()
-    if isWorthwhile, start >= restingUntil {
-      var previous = start
-      while true {
-        if isReady() { return try block() }
-        sched_yield()
-        let now = Self.now()
-        if now &- previous >= Self.contended {
-          restingUntil = now &+ restAfterContention
-          break
-        }
-        if now &- start >= budget { break }
-        previous = now
-      }
-    }
+    let begun = spin(until: isReady)
     let result = try block()
-    isWorthwhile = Self.now() &- start < budget &* 2
+    end(begun)
     return result
+  }
+
+  /// A wait that `spin(until:)` began.
+  package struct Begun: Sendable {
+    fileprivate let start: UInt64
+    /// Whether the spin found the answer: when not, the waiter sleeps some other way, and
+    /// tells `end(_:)` when it woke.
+    package let isReady: Bool
+  }
+
+  /// The first half of `wait`, for a waiter that sleeps some other way than in a block:
+  /// spins until `isReady`, within `budget`, unless spinning does not pay now. `end(_:)`
+  /// must be told when the whole wait ended, so that a slow peer is not spun for again.
+  package mutating func spin(until isReady: () -> Bool) -> Begun {
+    let start = Self.now()
+    guard budget > 0, Self.hasSpareCPU, isWorthwhile, start >= restingUntil else { return Begun(start: start, isReady: false) }
+    var previous = start
+    while true {
+      if isReady() { return Begun(start: start, isReady: true) }
+      sched_yield()
+      let now = Self.now()
+      if now &- previous >= Self.contended {
+        restingUntil = now &+ restAfterContention
+        return Begun(start: start, isReady: false)
+      }
+      if now &- start >= budget { return Begun(start: start, isReady: false) }
+      previous = now
+    }
+  }
+
+  /// Ends a wait that `spin(until:)` began: the next one spins only if this one ended soon.
+  package mutating func end(_ begun: Begun) {
+    isWorthwhile = Self.now() &- begun.start < budget &* 2
   }
 
   private static func now() -> UInt64 {
