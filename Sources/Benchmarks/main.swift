@@ -2,14 +2,15 @@
 // same run, because these machines are shared and noisy. Build it in release:
 //
 //   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies]
-//   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
+//   swift run -c release bulkhead-benchmark remote-action [ITERATIONS [ITEMS]]
 //   swift run -c release bulkhead-benchmark effect-stream [ACTIONS]
 //   swift run -c release bulkhead-benchmark presenting
 //   swift run -c release bulkhead-benchmark instrumentation
 //
 // With `core`, `startup`, `scaling`, `limits`, `transport`, `patches`, `boundaries`, `nested` or
 // `async-dependencies`, only those figures (`boundaries` includes the async dependencies);
-// `remote-action` and `effect-stream` measure those rows alone, as long as asked, for profiling; `presenting`
+// `remote-action` and `effect-stream` measure those rows alone, as long as asked, for profiling
+// (`remote-action` beside a child state of ITEMS integers, 0 unless given); `presenting`
 // (not in the whole run) re-presents Notes' sheet with the destination or its editor placed;
 // `instrumentation` measures only what the timings and the trace add to a remote action.
 //
@@ -45,7 +46,10 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "remote-action" {
   let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 20_000
-  printTable("One remote action", try await onTwoCoresThenOne { try await remoteActionBenchmarks(label: $0, iterations: iterations) })
+  let items = Int(CommandLine.arguments.dropFirst(3).first ?? "") ?? 0
+  printTable(
+    "One remote action",
+    try await onTwoCoresThenOne { try await remoteActionBenchmarks(label: $0, iterations: iterations, items: items) })
 } else if CommandLine.arguments.dropFirst().first == "effect-stream" {
   let streamed = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
   printTable("A stream of effect actions", try await onTwoCoresThenOne { try await effectStreamBenchmarks(label: $0, streamed: streamed) })
