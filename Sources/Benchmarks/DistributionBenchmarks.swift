@@ -74,12 +74,12 @@ func distributionBenchmarks(label: String) async throws -> [Row] {
     + instrumented
 }
 
-/// The remote action round trip alone, against the raw round trip, for as many `iterations`
-/// as a profile needs (`bulkhead-benchmark remote-action`).
+/// The remote action round trip alone, beside a child state of `items` integers, against the
+/// raw round trip, for as many `iterations` as a profile needs (`bulkhead-benchmark remote-action`).
 @MainActor
-func remoteActionBenchmarks(label: String, iterations: Int) async throws -> [Row] {
+func remoteActionBenchmarks(label: String, iterations: Int, items: Int = 0) async throws -> [Row] {
   let raw = try await rawRoundTrip(iterations: 20_000)
-  let row = try await withPayloadStore { store, worker in
+  let row = try await withPayloadStore(items: items) { store, worker in
     remoteActionRow(label: label, store: store, worker: worker, iterations: iterations, goal: nil).row
   }
   let spinning = spinningRawRow(label: label, nanoseconds: try await rawRoundTrip(iterations: 20_000, spinning: true))
@@ -101,15 +101,15 @@ func effectStreamBenchmarks(label: String, streamed: Int) async throws -> [Row] 
   ]
 }
 
-/// `body` with a store of the Payload example whose `store` boundary is in a worker, and that
-/// worker's pid; the composition ends when `body` returns.
+/// `body` with a store of the Payload example, its child state holding `items` integers, whose
+/// `store` boundary is in a worker, and that worker's pid; the composition ends when `body` returns.
 @MainActor
 private func withPayloadStore<Result>(
-  _ body: (Store<Payload.State, Payload.Action>, Int32) async throws -> Result
+  items: Int = 0, _ body: (Store<Payload.State, Payload.Action>, Int32) async throws -> Result
 ) async throws -> Result {
   let composition = try payloadComposition()
   defer { composition.shutdown() }
-  let store = Store(initialState: Payload.State()) { composition.compose(Payload()) }
+  let store = Store(initialState: Payload.State(items: items)) { composition.compose(Payload()) }
   return try await body(store, composition.processes.first?.pids.first ?? 0)
 }
 

@@ -2,15 +2,15 @@
 // same run, because these machines are shared and noisy. Build it in release:
 //
 //   swift run -c release bulkhead-benchmark [core | startup | scaling | limits | transport | patches | boundaries | nested | async-dependencies | presenting]
-//   swift run -c release bulkhead-benchmark remote-action [ITERATIONS]
+//   swift run -c release bulkhead-benchmark remote-action [ITERATIONS [ITEMS]]
 //   swift run -c release bulkhead-benchmark effect-stream [ACTIONS]
 //   swift run -c release bulkhead-benchmark instrumentation
 //
 // With a part's name, only its figures (`boundaries` includes the async dependencies;
 // `presenting` re-presents Notes' sheet with the destination or its editor placed, and presents
 // an `ifLet` child); `remote-action` and `effect-stream` measure those rows alone, as long as
-// asked, for profiling; `instrumentation` measures only what the timings and the trace add to a
-// remote action.
+// asked, for profiling (`remote-action` beside a child state of ITEMS integers, 0 unless given);
+// `instrumentation` measures only what the timings and the trace add to a remote action.
 //
 // It starts copies of itself as worker processes (`--raw-echo`, `--framed-echo`, `--actors`,
 // `--sink`) and as hosts of a pool whose cost it measures (`--pool-host`), and
@@ -44,7 +44,10 @@ if let argument = CommandLine.arguments.dropFirst().first, let mode = WorkerMode
   printTable("Patches (one change in a large state; the baseline sends the changed field whole)", try patchBenchmarks())
 } else if CommandLine.arguments.dropFirst().first == "remote-action" {
   let iterations = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 20_000
-  printTable("One remote action", try await onTwoCoresThenOne { try await remoteActionBenchmarks(label: $0, iterations: iterations) })
+  let items = Int(CommandLine.arguments.dropFirst(3).first ?? "") ?? 0
+  printTable(
+    "One remote action",
+    try await onTwoCoresThenOne { try await remoteActionBenchmarks(label: $0, iterations: iterations, items: items) })
 } else if CommandLine.arguments.dropFirst().first == "effect-stream" {
   let streamed = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 2_000
   printTable("A stream of effect actions", try await onTwoCoresThenOne { try await effectStreamBenchmarks(label: $0, streamed: streamed) })

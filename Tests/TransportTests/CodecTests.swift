@@ -61,6 +61,33 @@ private struct Everything: Codable, Equatable {
     }
   }
 
+  /// Arrays of primitives are laid out in one buffer, not element by element: the bytes must
+  /// be those of the same elements encoded one by one (here through a wrapper that is not a
+  /// primitive itself).
+  @Test func anArrayOfPrimitivesEncodesAsItsElementsOneByOne() throws {
+    struct OneByOne<Value: Codable>: Codable {
+      let value: Value
+      init(_ value: Value) { self.value = value }
+      init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Value.self) }
+      func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+      }
+    }
+    func expectSameBytes<Value: Codable & Equatable & SendableMetatype>(_ values: [Value]) throws {
+      let bytes = try BinaryEncoder().encode(values)
+      #expect(bytes == (try BinaryEncoder().encode(values.map(OneByOne.init))))
+      #expect(try BinaryDecoder().decode([Value].self, from: bytes) == values)
+    }
+    try expectSameBytes([Int]())
+    try expectSameBytes([0, -1, 1, .max, .min, 300])
+    try expectSameBytes(["", "héllo ✓", String(repeating: "x", count: 200)])
+    try expectSameBytes([true, false])
+    try expectSameBytes([-1.5, .pi, .infinity])
+    try expectSameBytes([[UInt8](), [0, 255]])
+    try expectSameBytes([UInt64.max, 0])
+  }
+
   @Test func aOneFieldChangeEncodesToAFewBytes() throws {
     struct Counter: Codable { var count = 1 }
     #expect(try BinaryEncoder().encode(Counter()).count <= 10)

@@ -23,12 +23,24 @@ final class RemoteBoundary: Sendable {
   private let delay = Atomic<Int>(0)
   private let moves = Mutex<(to: Residence, took: Duration)?>(nil)
   /// The coding of the child's state and actions, made at the first action: finding out that
-  /// a type is `Codable` is a conformance lookup, too slow to repeat for every action.
-  private let codings = Mutex<(any Sendable)?>(nil)
+  /// a type is `Codable` is a conformance lookup, too slow to repeat for every action. Kept
+  /// with the types it was made for, which each action compares with its own: a cast back
+  /// from an existential looked up the generic type's metadata, and copied ten closures.
+  private let knownCodings = Mutex<KnownCodings?>(nil)
 
-  private struct Codings<State, Action>: Sendable {
+  /// Codings made for the state and action types named by their identifiers.
+  private typealias KnownCodings = (state: ObjectIdentifier, action: ObjectIdentifier, made: any AnyObject & Sendable)
+
+  /// How the child's states and actions cross, in one object that an action passes on with
+  /// one retain.
+  private final class Codings<State, Action>: Sendable {
     let states: ValueCoding<State>
     let actions: ValueCoding<Action>
+
+    init(states: ValueCoding<State>, actions: ValueCoding<Action>) {
+      self.states = states
+      self.actions = actions
+    }
   }
 
   init(
@@ -189,7 +201,7 @@ final class RemoteBoundary: Sendable {
   ) -> Effect<Child.Action>? {
     guard machine.withLock({ $0.enter() }) else { return nil }
     defer { perform(machine.withLock { $0.leave() }) }
-    guard let (states, actions) = coding(Child.State.self, Child.Action.self) else {
+    guard let codings = coding(Child.State.self, Child.Action.self) else {
       report(.actionFailed(boundary: path, reason: "\(Child.State.self) or \(Child.Action.self) is not Codable"))
       return Effect.none
     }
@@ -197,15 +209,15 @@ final class RemoteBoundary: Sendable {
     let actionBytes: [UInt8]
     do {
       place = try self.place(of: elements)
-      actionBytes = try actions.encode(action)
+      actionBytes = try codings.actions.encode(action)
     } catch {
       report(.actionFailed(boundary: path, reason: "\(error)"))
       return Effect.none
     }
-    let name = instrument.wantsActionNames ? actions.name(action) : nil
+    let name = instrument.wantsActionNames ? codings.actions.name(action) : nil
     return exchange(
       slot: place.slot, index: place.index, lineage: lineage, action: actionBytes, named: name, state: &state,
-      states: states, actions: actions)
+      codings: codings)
   }
 
   /// An action of the child ran in the host, which the boundary was moved to, and took
@@ -215,13 +227,17 @@ final class RemoteBoundary: Sendable {
   }
 
   /// How the child's states and actions cross, made once; nil when either is not `Codable`.
-  private func coding<State, Action>(
-    _: State.Type, _: Action.Type
-  ) -> (ValueCoding<State>, ValueCoding<Action>)? {
-    if let made = codings.withLock({ $0 }) as? Codings<State, Action> { return (made.states, made.actions) }
+  private func coding<State, Action>(_: State.Type, _: Action.Type) -> Codings<State, Action>? {
+    if let known = knownCodings.withLock({ $0 }), known.state == ObjectIdentifier(State.self),
+      known.action == ObjectIdentifier(Action.self)
+    {
+      // Made for these very types, as just compared: the downcast cannot be wrong.
+      return unsafeDowncast(known.made, to: Codings<State, Action>.self)
+    }
     guard let states = ValueCoding(State.self), let actions = ValueCoding(Action.self) else { return nil }
-    codings.withLock { $0 = Codings(states: states, actions: actions) }
-    return (states, actions)
+    let made = Codings(states: states, actions: actions)
+    knownCodings.withLock { $0 = (ObjectIdentifier(State.self), ObjectIdentifier(Action.self), made) }
+    return made
   }
 
   /// Runs one action in its worker until a worker answers it, restarting workers that fail on
@@ -229,7 +245,7 @@ final class RemoteBoundary: Sendable {
   /// an action is applied once or not at all.
   private func exchange<State, Action: Sendable>(
     slot: [UInt8], index: Int, lineage: UInt64, action: [UInt8], named name: String?, state: inout State,
-    states: ValueCoding<State>, actions: ValueCoding<Action>
+    codings: Codings<State, Action>
   ) -> Effect<Action>? {
     while true {
       let current: WorkerLink
@@ -243,14 +259,11 @@ final class RemoteBoundary: Sendable {
         while true {
           let (reply, base) = try answer(
             to: action, named: name, slot: slot, index: index, link: current, lineage: lineage, state: state,
-            states: states)
+            states: codings.states)
           switch reply {
           case let .ran(outcome):
-            let changed = try outcome.patch.map { try states.apply($0, state) } ?? state
-            let outcomes = outcomes(link: current, index: index, slot: slot, actions: actions)
-            let effect = try Effect(outcome.effect, decode: actions.decode) { run in
-              current.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
-            }
+            let changed = try outcome.patch.map { try codings.states.apply($0, state) } ?? state
+            let effect = try effect(of: outcome, link: current, index: index, slot: slot, actions: codings.actions)
             state = changed
             machine.withLock {
               $0.ran(slot: slot, at: index, link: current, lineage: lineage, version: outcome.version, state: changed)
@@ -311,6 +324,19 @@ final class RemoteBoundary: Sendable {
       for warning in exchange.warnings { reportWorkerWarning(warning, boundary: path) }
       guard case let .run(_, base, _, _, _, _) = request else { return (exchange.reply, Wire.emptyVersion) }
       return (exchange.reply, base)
+    }
+  }
+
+  /// The host's side of the effect the worker returned with `outcome`: its proxies and the
+  /// actions it sends at once. None, the common answer, is made without a look at the
+  /// navigation path or the proxies' bookkeeping.
+  private func effect<Action: Sendable>(
+    of outcome: Wire.Outcome, link: WorkerLink, index: Int, slot: [UInt8], actions: ValueCoding<Action>
+  ) throws -> Effect<Action> {
+    if case .none = outcome.effect { return .none }
+    let outcomes = outcomes(link: link, index: index, slot: slot, actions: actions)
+    return try Effect(outcome.effect, decode: actions.decode) { run in
+      link.effects.proxy(run: run, decode: actions.decode, outcomes: outcomes)
     }
   }
 

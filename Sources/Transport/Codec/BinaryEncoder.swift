@@ -47,6 +47,8 @@ final class Node {
       var bytes: [UInt8] = []
       primitive.write(to: &bytes)
       node.content = .bytes(bytes)
+    } else if let elements = value as? any PrimitiveElements {
+      node.content = .bytes(elements.unkeyedEncoding())
     } else {
       try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
     }
@@ -110,6 +112,30 @@ final class Node {
       size += 1
     }
     return size
+  }
+}
+
+/// An array of primitives, laid out as an unkeyed container of them in one buffer: the bytes
+/// `Array.encode(to:)` makes, without a node and a buffer per element. A large array encoded
+/// element by element leaves the allocator with hundreds of thousands of freed blocks, which
+/// made the next actions of the process several times slower.
+private protocol PrimitiveElements {
+  func unkeyedEncoding() -> [UInt8]
+}
+
+extension Array: PrimitiveElements where Element: BinaryPrimitive {
+  fileprivate func unkeyedEncoding() -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(count * 2 + 8)
+    VarInt.write(UInt64(count), to: &bytes)
+    var element: [UInt8] = []
+    for value in self {
+      element.removeAll(keepingCapacity: true)
+      value.write(to: &element)
+      VarInt.write(UInt64(element.count), to: &bytes)
+      bytes.append(contentsOf: element)
+    }
+    return bytes
   }
 }
 
