@@ -12,6 +12,10 @@ extension DistributionError {
     case didNotConnect(worker: String, pid: Int32, deadline: Duration)
     /// Worker `worker`, process `pid`, could not be reached: what the connection reported.
     case unreachable(worker: String, pid: Int32, error: String)
+    /// Worker `worker`, process `pid`, connected but did not greet the host within `deadline`,
+    /// its start-up deadline (the placement's `startup`, with the start-ups of the workers
+    /// placed inside it, which start before it greets).
+    case didNotGreet(worker: String, pid: Int32, deadline: Duration)
     /// Worker `worker` closed its connection before it greeted the host.
     case closedBeforeGreeting(worker: String)
     /// Worker `worker`, started from `executable`, did not greet the host: what its call
@@ -30,6 +34,9 @@ extension DistributionError {
       switch self {
       case .shuttingDown: "the composition is shutting down"
       case let .didNotConnect(worker, pid, deadline): "worker \(worker) (pid \(pid)) did not connect within \(deadline)"
+      case let .didNotGreet(worker, pid, deadline):
+        "worker \(worker) (pid \(pid)) did not greet the host within its start-up deadline of \(deadline); "
+          + "on a loaded machine, give the boundary a longer startup in the placement (startup 30s)"
       case let .unreachable(worker, pid, error): "worker \(worker) (pid \(pid)) could not be reached: \(error)"
       case let .closedBeforeGreeting(worker): "worker \(worker) closed its connection before it greeted the host"
       case let .noGreeting(worker, executable, error):

@@ -10,6 +10,7 @@ import TransportTestSupport
 //   transport-echo-worker --actors      host a `Calculator` distributed actor
 //   transport-echo-worker --stranger    connect as a boundary worker does (control, then
 //                                       effects), with a `Calculator` where its endpoint goes
+//   transport-echo-worker --mute        connect as a boundary worker does, and answer nothing
 
 let launch: WorkerLaunch
 do {
@@ -47,6 +48,15 @@ if CommandLine.arguments.dropFirst() == ["--stranger"] {
   // Serve until the host lets the worker go, closing its effects connection.
   while try effects.receive() != nil {}
   withExtendedLifetime(calculator) {}
+  exit(0)
+}
+
+if CommandLine.arguments.dropFirst() == ["--mute"] {
+  let control = try launch.connect()
+  let effects = try launch.connect()
+  // Read nothing from the control connection until the host lets the worker go.
+  while try effects.receive() != nil {}
+  withExtendedLifetime(control) {}
   exit(0)
 }
 

@@ -183,8 +183,9 @@ public final class Composition: Sendable {
       guard let expected = checker.greetings[boundary] else { continue }
       let plan = WorkerLink.Plan(
         boundary: boundary, expected: expected, command: command, directory: directory, roster: roster,
-        templates: templates, deadline: entry.deadline + Self.allowance(inside: boundary, of: placement),
-        startupDeadline: entry.startupDeadline, inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
+        templates: templates, deadline: entry.deadline + Self.allowance(inside: boundary, of: placement, for: \.deadline),
+        startupDeadline: entry.startupDeadline + Self.allowance(inside: boundary, of: placement, for: \.startupDeadline),
+        inner: InnerPlacement(inside: boundary, of: placement, policy: restartPolicy),
         limits: enforcer.map { LimitRequest(enforcer: $0, limits: entry.limits) },
         output: { line in
           // An outer worker's report of its inner workers' events arrives as a marked line.
@@ -235,14 +236,18 @@ public final class Composition: Sendable {
       file: placement.file, line: largest.line, reason: .tooFewDescriptors(workers: workers, needed: needed, limit: limit))
   }
 
-  /// How much longer than its own deadline the worker of `outer` may take to answer, for the
-  /// boundaries placed inside it: at each level below, a worker may wait for a stalled one the
-  /// stalled one's deadline before it gives it up and starts another, so that the nearest
-  /// parent gives a stalled worker up, not a worker further up with all its subtree.
-  private static func allowance(inside outer: String, of placement: Placement) -> Duration {
+  /// How much longer than its own deadline the worker of `outer` may take to answer, or to
+  /// start, for the boundaries placed inside it (`time`: `\.deadline` or `\.startupDeadline`).
+  /// An answer: at each level below, a worker may wait for a stalled one the stalled one's
+  /// deadline before it gives it up and starts another, so that the nearest parent gives a
+  /// stalled worker up, not a worker further up with all its subtree. A start: a worker greets
+  /// the host once the workers placed inside it have started, each within its own start-up.
+  static func allowance(
+    inside outer: String, of placement: Placement, for time: KeyPath<Placement.Entry, Duration>
+  ) -> Duration {
     let inside = placement.entries.filter { $0.path.hasPrefix(outer + ".") }
     let nearest = inside.filter { entry in !inside.contains { entry.path.hasPrefix($0.path + ".") } }
-    return nearest.map { $0.deadline + allowance(inside: $0.path, of: placement) }.max() ?? .zero
+    return nearest.map { $0[keyPath: time] + allowance(inside: $0.path, of: placement, for: time) }.max() ?? .zero
   }
 
   /// The root reducer to give the store: `root`, with the placed boundaries in workers.

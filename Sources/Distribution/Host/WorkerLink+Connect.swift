@@ -110,6 +110,9 @@ extension WorkerLink {
       switch error {
       case RemoteCallError.peerDisconnected:
         throw DistributionError.workerUnavailable(boundary: expected.boundary, reason: .closedBeforeGreeting(worker: name))
+      case RemoteCallError.deadlineExceeded:
+        throw DistributionError.workerUnavailable(
+          boundary: expected.boundary, reason: .didNotGreet(worker: name, pid: process.pid, deadline: plan.startupDeadline))
       case is DistributionError:
         throw error
       default:

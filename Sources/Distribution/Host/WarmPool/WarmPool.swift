@@ -134,7 +134,7 @@ extension DistributionError.WorkerFailure {
   /// Whether the worker was gone (it died, or its connection ended) rather than refusing.
   var meansGone: Bool {
     switch self {
-    case .unreachable, .closedBeforeGreeting, .didNotConnect, .gaveUp: true
+    case .unreachable, .closedBeforeGreeting, .didNotConnect, .didNotGreet, .gaveUp: true
     case .shuttingDown, .noGreeting, .refused, .servesAnother: false
     }
   }
