@@ -14,42 +14,46 @@ import TransportTestSupport
   /// Whether callers spin on this machine: never with one CPU online.
   private var spins: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 }
 
-  /// Two systems of this process, each read by a thread of its own.
-  private func connectedSystems(callTimeout: Duration = .seconds(10)) throws -> (SocketActorSystem, SocketActorSystem) {
-    let (left, right) = try UnixSocket.pair()
-    return (
-      SocketActorSystem(connection: FramedConnection(left), callTimeout: callTimeout),
-      SocketActorSystem(connection: FramedConnection(right), callTimeout: callTimeout)
-    )
+  /// Two systems of this process, each read by a thread of its own: the right one hosts a
+  /// `Calculator`, which the left one calls (the left one hosts nothing, as a caller whose
+  /// connection's thread only waits).
+  private struct Connected {
+    let left: SocketActorSystem
+    let right: SocketActorSystem
+    let hosted: Calculator
+    let leftToRight: Calculator
+
+    init() throws {
+      let (leftSocket, rightSocket) = try UnixSocket.pair()
+      left = SocketActorSystem(connection: FramedConnection(leftSocket))
+      right = SocketActorSystem(connection: FramedConnection(rightSocket))
+      hosted = right.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+      leftToRight = try Calculator.resolve(id: Calculator.id, using: left)
+    }
+
+    func close() {
+      left.close()
+      right.close()
+    }
   }
 
   @Test func aCallFromAnyTaskReadsItsOwnReply() async throws {
-    let (caller, callee) = try connectedSystems()
-    defer {
-      caller.close()
-      callee.close()
-    }
-    let hosted = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
-    let calculator = try Calculator.resolve(id: Calculator.id, using: caller)
+    let connected = try Connected()
+    defer { connected.close() }
     // Spinning rests for a while after a yield that came back late (a loaded machine): calls
     // go on until one has read its own reply.
     var calls = 0
-    while caller.repliesReadByCallers == 0, calls < 20_000 {
-      #expect(try await calculator.add(calls, 1) == calls + 1)
+    while connected.left.repliesReadByCallers == 0, calls < 20_000 {
+      #expect(try await connected.leftToRight.add(calls, 1) == calls + 1)
       calls += 1
     }
-    #expect(spins ? caller.repliesReadByCallers > 0 : caller.repliesReadByCallers == 0)
-    _ = hosted
+    #expect(spins ? connected.left.repliesReadByCallers > 0 : connected.left.repliesReadByCallers == 0)
   }
 
   @Test func concurrentCallersEachGetTheirOwnReply() async throws {
-    let (caller, callee) = try connectedSystems()
-    defer {
-      caller.close()
-      callee.close()
-    }
-    let hosted = callee.hosting(Calculator.id) { Calculator(actorSystem: $0) }
-    let calculator = try Calculator.resolve(id: Calculator.id, using: caller)
+    let connected = try Connected()
+    defer { connected.close() }
+    let calculator = connected.leftToRight
     let answers = try await withThrowingTaskGroup(of: Bool.self) { group in
       for task in 0..<8 {
         group.addTask {
@@ -62,19 +66,14 @@ import TransportTestSupport
       return try await group.reduce(into: [Bool]()) { $0.append($1) }
     }
     #expect(answers == Array(repeating: true, count: 8))
-    _ = hosted
   }
 
   @Test func thePeersCallsStartInOrderWhileCallersReadTheirReplies() async throws {
-    let (left, right) = try connectedSystems()
-    defer {
-      left.close()
-      right.close()
-    }
-    let hostedLeft = left.hosting(Calculator.id) { Calculator(actorSystem: $0) }
-    let hostedRight = right.hosting(Calculator.id) { Calculator(actorSystem: $0) }
-    let leftToRight = try Calculator.resolve(id: Calculator.id, using: left)
-    let rightToLeft = try Calculator.resolve(id: Calculator.id, using: right)
+    let connected = try Connected()
+    defer { connected.close() }
+    let hostedLeft = connected.left.hosting(Calculator.id) { Calculator(actorSystem: $0) }
+    let leftToRight = connected.leftToRight
+    let rightToLeft = try Calculator.resolve(id: Calculator.id, using: connected.right)
     // Left's callers read replies while right's calls and messages reach left between them.
     let hammering = Task {
       for index in 0..<2_000 where try await leftToRight.add(index, 1) != index + 1 { return false }
@@ -89,7 +88,7 @@ import TransportTestSupport
     }
     #expect(try await rightToLeft.record(301) == Array(1...301))
     #expect(try await hammering.value)
-    _ = (hostedLeft, hostedRight)
+    _ = hostedLeft
   }
 
   @Test func aPeerThatEndsMidCallFailsTheCall() async throws {
