@@ -129,6 +129,11 @@ package final class ConnectionThread: TaskExecutor, Sendable {
     }
     let connection = readSide.half.connection
     var socketIsReadable = false
+    /// How long the next wait may last: until the nearest deadline, or `idleWait`.
+    func waitBound() -> Duration {
+      let now = ContinuousClock.now
+      return handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
+    }
     while true {
       runQueuedJobs()
       if case let .reads(handed) = readSide.threadTakes() {
@@ -147,8 +152,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
           }
           continue
         }
-        let now = ContinuousClock.now
-        let wait = handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait
+        let wait = waitBound()
         spin.wait(until: { connection.readAvailable() || !jobs.isEmpty }) {
           // A spin that read a whole frame (or what `receive()` must report) needs no wait,
           // nor does one that found a job: its wake-up is cleared before the job is taken, so
@@ -162,8 +166,7 @@ package final class ConnectionThread: TaskExecutor, Sendable {
           socketIsReadable = waitForSocketOrJob(readSide, wait)
         }
       } else {
-        let now = ContinuousClock.now
-        _ = waitForSocketOrJob(readSide, handlers.nextDeadline().map { max($0 - now, .zero) } ?? idleWait)
+        _ = waitForSocketOrJob(readSide, waitBound())
       }
       handlers.expire(.now)
     }

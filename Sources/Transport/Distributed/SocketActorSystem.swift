@@ -429,20 +429,21 @@ package final class SocketActorSystem: DistributedActorSystem, Sendable {
             handing = .end(nil)
             break
           }
-          switch try? Envelope(frame) {
-          case let .reply(replyID, value)?:
-            traffic.received.add(frame.payload.count, ordering: .relaxed)
-            settle(call: replyID, with: .success(value))
-            replied = replied || replyID == id
-          case let .failure(replyID, error)?:
-            traffic.received.add(frame.payload.count, ordering: .relaxed)
-            settle(call: replyID, with: .failure(error.error))
-            replied = replied || replyID == id
-          case .call?, nil:
+          let answer: (call: UInt64, outcome: Result<[UInt8], any Error>)? =
+            switch try? Envelope(frame) {
+            case let .reply(replyID, value)?: (replyID, .success(value))
+            case let .failure(replyID, error)?: (replyID, .failure(error.error))
+            case .call?, nil: nil
+            }
+          guard let answer else {
             // The thread starts the peer's calls, in order, and ends a connection that breaks
             // the protocol.
             handing = .frame(frame)
+            break
           }
+          traffic.received.add(frame.payload.count, ordering: .relaxed)
+          settle(call: answer.call, with: answer.outcome)
+          replied = replied || answer.call == id
         } catch {
           handing = .end(error)
         }

@@ -15,8 +15,8 @@ package struct SocketActorID: Hashable, Codable, Sendable, CustomStringConvertib
 final class ConnectionHalf: @unchecked Sendable {
   // Safe: the reading half is used only by the reader thread once the initializer hands it
   // over, or by whoever holds its `ReadSide`; the writing half only inside the system's
-  // writer mutex. The two halves share the
-  // socket's descriptor, on which one reader and one writer may act at the same time.
+  // writer mutex. The two halves share the socket's descriptor, on which one reader and one
+  // writer may act at the same time.
   let connection: FramedConnection
   init(connection: FramedConnection) { self.connection = connection }
 }
